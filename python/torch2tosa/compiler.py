@@ -1,0 +1,126 @@
+"""The Python API: `torch2tosa.compile(model, example_inputs)` -> `CompiledModel`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+
+from . import pipeline as pl
+from . import reference, serialize, stats
+from .context import new_context
+from .diagnostics import Torch2TosaError
+from .importer import import_model
+
+# progress(stage, seconds): called after each stage (import, each pass, validation, ...).
+ProgressFn = Callable[[str, float], None]
+
+
+@dataclass
+class CheckReport:
+    outputs: list[reference.OutputComparison]
+    atol: float
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok(self.atol) for o in self.outputs)
+
+    @property
+    def max_abs_error(self) -> float:
+        return max((o.max_abs_error for o in self.outputs), default=0.0)
+
+
+@dataclass
+class CompiledModel:
+    """A model compiled to TOSA: its MLIR, its flatbuffer, and a reference-model runner."""
+
+    name: str
+    mlir: str
+    pipeline: list[str]
+    timings: list[tuple[str, float]] = field(default_factory=list)
+    _module: object = None
+    _model: torch.nn.Module | None = None
+    _example_inputs: tuple = ()
+    _flatbuffer: bytes | None = None
+
+    @property
+    def flatbuffer(self) -> bytes:
+        if self._flatbuffer is None:
+            start = time.perf_counter()
+            self._flatbuffer = serialize.to_flatbuffer(self._module)
+            self.timings.append(("serialize", time.perf_counter() - start))
+        return self._flatbuffer
+
+    def op_counts(self):
+        return stats.op_counts(self._module)
+
+    def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
+        """Writes NAME.tosa and NAME.mlir; neither is left half-written on failure."""
+        name = name or self.name
+        directory = Path(directory)
+        tosa_path, mlir_path = directory / f"{name}.tosa", directory / f"{name}.mlir"
+        directory.mkdir(parents=True, exist_ok=True)
+        tosa_path.with_name(f".{tosa_path.name}.partial").write_bytes(self.flatbuffer)
+        serialize.write_text_atomically(self.mlir, mlir_path)
+        Path(tosa_path.with_name(f".{tosa_path.name}.partial")).replace(tosa_path)
+        return tosa_path, mlir_path
+
+    def run_reference(self, *inputs: torch.Tensor):
+        """Runs the flatbuffer on the TOSA reference model; returns numpy outputs."""
+        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+        return reference.run(self.flatbuffer, reference.to_numpy(tensors))
+
+    def check(self, *inputs: torch.Tensor, atol: float = 1e-5) -> CheckReport:
+        """Compares the reference model with eager PyTorch on `inputs` (default: the examples)."""
+        if self._model is None:
+            raise Torch2TosaError("check() needs the PyTorch model this was compiled from")
+        inputs = inputs or self._example_inputs
+        start = time.perf_counter()
+        actual = self.run_reference(*inputs)
+        self.timings.append(("reference model", time.perf_counter() - start))
+        with torch.no_grad():
+            expected = reference.to_numpy(reference.flatten_tensors(self._model(*inputs)))
+        return CheckReport(reference.compare(actual, expected), atol)
+
+
+def compile(
+    model: torch.nn.Module,
+    example_inputs: Sequence,
+    *,
+    name: str | None = None,
+    gru_form: str = "unrolled",
+    pipeline: Sequence[str] | None = None,
+    progress: ProgressFn | None = None,
+) -> CompiledModel:
+    """Compiles `model` to TOSA.
+
+    gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
+              or "loop" (one tosa.while_loop per GRU layer, needs EXT-CONTROLFLOW).
+    pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
+    """
+    if gru_form not in ("unrolled", "loop"):
+        raise Torch2TosaError(f"gru_form must be 'unrolled' or 'loop', got '{gru_form}'")
+    name = name or type(model).__name__
+    example_inputs = tuple(example_inputs)
+    steps = list(pipeline) if pipeline is not None else pl.default_pipeline(
+        pl.PipelineOptions(gru_form=gru_form))
+    timings: list[tuple[str, float]] = []
+
+    def record(stage: str, seconds: float):
+        timings.append((stage, seconds))
+        if progress is not None:
+            progress(stage, seconds)
+
+    context = new_context()
+    start = time.perf_counter()
+    module = import_model(model.eval(), example_inputs, context,
+                          keep_ops=pl.owned_aten_ops(steps))
+    record("import", time.perf_counter() - start)
+    with context:
+        pl.run_pipeline(module, steps, name=name, on_stage=record)
+    return CompiledModel(name=name, mlir=serialize.module_asm(module),
+                         pipeline=steps, timings=timings, _module=module, _model=model,
+                         _example_inputs=example_inputs)

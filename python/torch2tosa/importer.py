@@ -1,0 +1,116 @@
+"""PyTorch model -> torch-dialect MLIR, through torch.export and torch-mlir's FX importer.
+
+Two things differ from `torch_mlir.fx.export_and_import`:
+
+* Ops that one of our passes lowers itself (`aten.gru.input`, ...) are removed
+  from torch-mlir's decomposition table, so they reach the IR intact (GRU as
+  `torch.operator "torch.aten.gru.input"`, which torch-mlir has no op for).
+* Parameters are frozen into `torch.vtensor.literal`s with *dense* elements
+  (readable by Python passes, unlike `dense_resource` blobs). Parameters that
+  sit inside a list argument (the GRU's `params`) are turned into `get_attr`
+  nodes first: `import_frozen_program` would otherwise substitute raw tensors
+  into the list, which the importer rejects as a heterogeneous list.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import torch
+from torch_mlir import ir
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
+
+from .diagnostics import Torch2TosaError
+
+
+def export(model: torch.nn.Module, example_inputs: Sequence[Any]) -> torch.export.ExportedProgram:
+    try:
+        return torch.export.export(model, tuple(example_inputs), strict=False)
+    except Exception as e:
+        raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
+                              f"{type(e).__name__}: {e}") from None
+
+
+def decomposition_table(keep: Iterable[str]) -> dict:
+    """torch-mlir's table, minus the aten ops named in `keep` (e.g. "aten.gru.input")."""
+    keep = set(keep)
+    return {op: fn for op, fn in get_decomposition_table().items() if _aten_name(op) not in keep}
+
+
+def _aten_name(op) -> str:
+    # "aten::gru.input" -> "aten.gru.input"
+    return str(op).replace("::", ".")
+
+
+class _DenseLiteralHooks(FxImporterHooks):
+    """Imports tensor literals as dense `torch.vtensor.literal`s."""
+
+    def resolve_literal(self, gni, literal, info):
+        if not isinstance(literal, torch.Tensor) or literal.dtype not in _NP_OF:
+            return None
+        array = literal.detach().cpu().contiguous().numpy()
+        vtensor_type = gni._cc.tensor_to_vtensor_type(literal)
+        elem = ir.RankedTensorType(_builtin_tensor_type(literal)).element_type
+        if array.ndim == 0:
+            array = array.reshape(())
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=elem,
+                                        shape=list(array.shape))
+        return ir.Operation.create("torch.vtensor.literal", results=[vtensor_type],
+                                   attributes={"value": attr}).result
+
+
+_NP_OF = {torch.float32: "f32", torch.float16: "f16", torch.int64: "i64", torch.int32: "i32",
+          torch.int8: "i8"}
+
+
+def _builtin_tensor_type(t: torch.Tensor) -> ir.Type:
+    dims = "x".join(str(d) for d in t.shape)
+    return ir.Type.parse(f"tensor<{dims + 'x' if dims else ''}{_NP_OF[t.dtype]}>")
+
+
+def _lift_list_parameters(prog: torch.export.ExportedProgram) -> None:
+    """Replaces lifted parameters/buffers used inside list arguments by `get_attr` nodes."""
+    sig = prog.graph_signature
+    lifted = {**sig.inputs_to_parameters, **sig.inputs_to_buffers}
+    lifted.update(getattr(sig, "inputs_to_lifted_tensor_constants", {}))
+    state = {**prog.state_dict, **getattr(prog, "constants", {})}
+    graph, gm = prog.graph, prog.graph_module
+    for node in list(graph.nodes):
+        if node.op != "placeholder" or node.name not in lifted:
+            continue
+        for user in list(node.users):
+            if not any(isinstance(a, (list, tuple)) and node in a for a in user.args):
+                continue
+            attr_name = f"_torch2tosa_{node.name}"
+            setattr(gm, attr_name, state[lifted[node.name]])
+            with graph.inserting_before(user):
+                getter = graph.get_attr(attr_name)
+            user.args = tuple(
+                type(a)(getter if e is node else e for e in a) if isinstance(a, (list, tuple)) else a
+                for a in user.args
+            )
+
+
+def import_model(
+    model: torch.nn.Module,
+    example_inputs: Sequence[Any],
+    context: ir.Context,
+    keep_ops: Iterable[str] = (),
+    func_name: str = "main",
+) -> ir.Module:
+    """Exports `model` and imports it into torch-dialect MLIR with frozen parameters."""
+    prog = export(model, example_inputs)
+    try:
+        prog = prog.run_decompositions(decomposition_table(keep_ops))
+    except Exception as e:
+        raise Torch2TosaError(f"decomposing the exported program failed: "
+                              f"{type(e).__name__}: {e}") from None
+    _lift_list_parameters(prog)
+    importer = FxImporter(context=context, hooks=_DenseLiteralHooks())
+    try:
+        importer.import_frozen_program(prog, func_name=func_name)
+    except Exception as e:
+        raise Torch2TosaError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from None
+    return importer.module

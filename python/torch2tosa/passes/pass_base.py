@@ -1,0 +1,143 @@
+"""What a torch2tosa pass is, and how pattern functions report what they cannot lower.
+
+A pass is a `PassInfo`: a flag (`decompose-gru`), a one-line description, its
+options, and a `run(op, options, diagnostics)` function. `PassInfo.bind`
+returns the `(op, pass_)` callable that `PassManager.add` takes, and turns any
+diagnostics (or an unexpected Python exception) into MLIR errors on the right
+location plus `signal_pass_failure()`: the user never sees a Python traceback.
+
+Rewrite patterns follow the upstream bindings' convention: returning a truthy
+value means "did not match". We name it `NO_MATCH`; a successful rewrite
+returns `None`.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from torch_mlir import ir
+from torch_mlir.rewrite import (
+    RewritePatternSet,
+    apply_patterns_and_fold_greedily,
+)
+
+from ..diagnostics import UnsupportedError
+
+NO_MATCH = True
+
+
+@dataclass(frozen=True)
+class PassOption:
+    name: str
+    default: str
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+
+@dataclass
+class Diagnostics:
+    """Errors collected while a pass runs, emitted once each when it finishes."""
+
+    errors: dict[tuple[str, str], ir.Location] = field(default_factory=dict)
+
+    def error(self, loc: ir.Location, message: str) -> None:
+        self.errors.setdefault((str(loc), message), loc)
+
+    def emit(self) -> bool:
+        for (_, message), loc in self.errors.items():
+            loc.emit_error(message)
+        return bool(self.errors)
+
+
+RunFn = Callable[[ir.Operation, dict, Diagnostics], None]
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    flag: str
+    description: str
+    run: RunFn
+    options: tuple[PassOption, ...] = ()
+    # aten ops this pass lowers itself, so the importer must not decompose them.
+    owned_aten_ops: tuple[str, ...] = ()
+
+    def parse_options(self, text: str) -> dict:
+        """`form=loop other=x` -> {"form": "loop", ...}, checked against the declared options."""
+        values = {o.name: o.default for o in self.options}
+        known = {o.name: o for o in self.options}
+        for item in text.replace(",", " ").split():
+            key, _, value = item.partition("=")
+            if key not in known:
+                raise ValueError(f"pass '{self.flag}' has no option '{key}'"
+                                 f" (options: {', '.join(known) or 'none'})")
+            if known[key].choices and value not in known[key].choices:
+                raise ValueError(f"pass '{self.flag}' option '{key}' must be one of "
+                                 f"{', '.join(known[key].choices)}, got '{value}'")
+            values[key] = value
+        return values
+
+    def bind(self, options: dict | None = None) -> Callable:
+        options = options if options is not None else self.parse_options("")
+        flag, run = self.flag, self.run
+
+        def run_pass(op, pass_):
+            diagnostics = Diagnostics()
+            try:
+                with op.location:
+                    run(op, options, diagnostics)
+            except UnsupportedError as e:
+                diagnostics.error(op.location, str(e))
+            except Exception as e:  # a bug in the pass: report it, never crash the host
+                diagnostics.error(op.location, f"internal error in pass '{flag}': "
+                                  f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+            if diagnostics.emit():
+                pass_.signal_pass_failure()
+
+        run_pass.__name__ = flag.replace("-", "_")
+        return run_pass
+
+
+Pattern = Callable[[ir.OpView, object], object]
+
+
+def guarded(pattern: Callable, diagnostics: Diagnostics) -> Pattern:
+    """Wraps a pattern so `UnsupportedError` becomes a diagnostic on the matched op."""
+
+    def apply(op, rewriter):
+        try:
+            with op.location:  # builders and type constructors pick up the source location
+                return pattern(op, rewriter)
+        except UnsupportedError as e:
+            diagnostics.error(op.location, str(e))
+            return NO_MATCH
+        except Exception as e:
+            diagnostics.error(op.location, f"internal error in pattern '{pattern.__name__}': "
+                              f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+            return NO_MATCH
+
+    return apply
+
+
+def apply_patterns(
+    op: ir.Operation,
+    populate: Callable[[RewritePatternSet, dict, Diagnostics], None],
+    options: dict,
+    diagnostics: Diagnostics,
+) -> None:
+    """Builds the pattern set inside the active context and applies it greedily."""
+    patterns = RewritePatternSet()
+    populate(patterns, options, diagnostics)
+    apply_patterns_and_fold_greedily(op, patterns.freeze())
+
+
+def operand_owner_name(value: ir.Value) -> str | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.name if isinstance(owner, ir.Operation) else owner.operation.name
+
+
+def single_user_ops(value: ir.Value) -> Sequence[ir.Operation]:
+    return [use.owner for use in value.uses]

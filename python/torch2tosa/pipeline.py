@@ -1,0 +1,247 @@
+"""Pass pipelines that mix our Python passes with upstream MLIR passes.
+
+A pipeline is written as MLIR's textual pipeline (`builtin.module(a, b{opt=1},
+func.func(c))`). MLIR's parser does not know our Python passes, so
+`add_to_pass_manager` splits the text: our passes are added with
+`PassManager.add(callable)` at module level (they walk the whole module, so
+one inside `func.func(...)` means the same thing there), and every run of
+upstream elements between them goes to `PassManager.add(text)` unchanged.
+
+The default pipeline:
+  our passes on the torch dialect -> torch-mlir's torch-backend and TOSA-backend
+  lowering for everything else -> cleanup -> TOSA target + `tosa-validate`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
+
+from . import passes
+from .diagnostics import Torch2TosaError, format_mlir_error, reproducer_command, write_reproducer
+
+
+@dataclass(frozen=True)
+class Element:
+    """One pipeline element: `name{options}(children)`."""
+
+    name: str
+    options: str = ""
+    children: tuple["Element", ...] | None = None
+
+    def text(self) -> str:
+        s = self.name + (f"{{{self.options}}}" if self.options else "")
+        if self.children is not None:
+            s += "(" + ",".join(c.text() for c in self.children) + ")"
+        return s
+
+
+class PipelineSyntaxError(Torch2TosaError):
+    pass
+
+
+def parse_pipeline(text: str) -> list[Element]:
+    """Parses `builtin.module(...)` (or a bare element list) into elements below the module."""
+    elements, pos = _parse_list(text.strip(), 0)
+    if pos != len(text.strip()):
+        raise PipelineSyntaxError(f"unexpected '{text.strip()[pos:]}' in pass pipeline '{text}'")
+    if len(elements) == 1 and elements[0].name == "builtin.module" and elements[0].children is not None:
+        return list(elements[0].children)
+    return elements
+
+
+def _parse_list(s: str, pos: int) -> tuple[list[Element], int]:
+    elements = []
+    while pos < len(s):
+        element, pos = _parse_element(s, pos)
+        elements.append(element)
+        pos = _skip_space(s, pos)
+        if pos < len(s) and s[pos] == ",":
+            pos += 1
+            continue
+        break
+    return elements, pos
+
+
+def _parse_element(s: str, pos: int) -> tuple[Element, int]:
+    pos = _skip_space(s, pos)
+    start = pos
+    while pos < len(s) and (s[pos].isalnum() or s[pos] in "-_."):
+        pos += 1
+    name = s[start:pos]
+    if not name:
+        raise PipelineSyntaxError(f"expected a pass name at offset {start} in '{s}'")
+    options = ""
+    if pos < len(s) and s[pos] == "{":
+        end = _matching(s, pos, "{", "}")
+        options, pos = s[pos + 1 : end], end + 1
+    children = None
+    if pos < len(s) and s[pos] == "(":
+        children_list, pos = _parse_list(s, pos + 1)
+        pos = _skip_space(s, pos)
+        if pos >= len(s) or s[pos] != ")":
+            raise PipelineSyntaxError(f"missing ')' after '{name}(' in '{s}'")
+        children, pos = tuple(children_list), pos + 1
+    return Element(name, options, children), pos
+
+
+def _matching(s: str, pos: int, open_: str, close: str) -> int:
+    depth = 0
+    for i in range(pos, len(s)):
+        depth += {open_: 1, close: -1}.get(s[i], 0)
+        if depth == 0:
+            return i
+    raise PipelineSyntaxError(f"missing '{close}' in '{s}'")
+
+
+def _skip_space(s: str, pos: int) -> int:
+    while pos < len(s) and s[pos].isspace():
+        pos += 1
+    return pos
+
+
+# --- resolving and running ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A run of upstream elements, or one of our passes, in pipeline order."""
+
+    text: str  # the element(s) as pipeline text, for progress and reproducers
+    python_pass: passes.PassInfo | None = None
+    options: dict | None = None
+
+
+def resolve(elements: Iterable[Element]) -> list[Stage]:
+    stages: list[Stage] = []
+    upstream: list[str] = []
+
+    def flush():
+        if upstream:
+            stages.append(Stage(",".join(upstream)))
+            upstream.clear()
+
+    for element in elements:
+        info = passes.lookup(element.name)
+        if info is not None:
+            if element.children is not None:
+                raise PipelineSyntaxError(f"pass '{element.name}' takes no nested pipeline")
+            flush()
+            try:
+                options = info.parse_options(element.options)
+            except ValueError as e:
+                raise PipelineSyntaxError(str(e)) from None
+            stages.append(Stage(element.text(), info, options))
+        elif element.children is not None and _contains_ours(element.children):
+            # An op-anchored group holding our passes: split it around them.
+            for child in element.children:
+                if passes.lookup(child.name) is not None or child.children is not None:
+                    sub = resolve([child])
+                    for stage in sub:
+                        if stage.python_pass is None:
+                            upstream.append(f"{element.name}({stage.text})")
+                        else:
+                            flush()
+                            stages.append(stage)
+                else:
+                    upstream.append(f"{element.name}({child.text()})")
+        else:
+            upstream.append(element.text())
+    flush()
+    return stages
+
+
+def _contains_ours(elements: Iterable[Element]) -> bool:
+    return any(passes.lookup(e.name) is not None or
+               (e.children is not None and _contains_ours(e.children)) for e in elements)
+
+
+def add_to_pass_manager(pm: PassManager, stages: Iterable[Stage]) -> None:
+    for stage in stages:
+        if stage.python_pass is None:
+            try:
+                pm.add(stage.text)
+            except ValueError as e:
+                raise PipelineSyntaxError(f"{e}".strip()) from None
+        else:
+            info = stage.python_pass
+            pm.add(info.bind(stage.options), name=info.flag, argument=info.flag,
+                   description=info.description)
+
+
+def new_pass_manager(context: ir.Context) -> PassManager:
+    return PassManager("builtin.module", context=context)
+
+
+# --- the default pipeline ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Knobs of the default pipeline (also the Python API's and the compile command's)."""
+
+    gru_form: str = "unrolled"
+    validate: bool = True
+
+    def tosa_extensions(self) -> list[str]:
+        return ["controlflow"] if self.gru_form == "loop" else []
+
+
+TORCH_BACKEND = "func.func(torch-match-quantized-custom-ops),torchdynamo-export-to-torch-backend-pipeline"
+TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
+CLEANUP = "canonicalize,cse"
+
+
+def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
+    """The default pipeline, one pipeline element per entry."""
+    torch_level = [f"decompose-gru{{form={options.gru_form}}}"]
+    target = "profiles=pro_fp level=8k"
+    if options.tosa_extensions():
+        target += " extensions=" + ",".join(options.tosa_extensions())
+    validation = [f"tosa-attach-target{{{target}}}", "tosa-validate{strict-op-spec-alignment}"]
+    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, CLEANUP,
+            *(validation if options.validate else [])]
+
+
+def owned_aten_ops(pipeline: Iterable[str]) -> list[str]:
+    """The aten ops that passes in `pipeline` lower themselves (to keep out of decompositions)."""
+    ops: list[str] = []
+    for stage in resolve(parse_pipeline(",".join(pipeline))):
+        if stage.python_pass is not None:
+            ops.extend(stage.python_pass.owned_aten_ops)
+    return ops
+
+
+StageCallback = Callable[[str, float], None]
+
+
+def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model",
+                 on_stage: StageCallback | None = None) -> None:
+    """Runs `pipeline` stage by stage (for progress and timing) on `module`, in place.
+
+    On failure, raises `Torch2TosaError` with the diagnostics and a reproducer: the
+    IR before the failing stage, saved to a fresh temp file, and the command
+    that runs that stage on it.
+    """
+    stages = resolve(parse_pipeline(",".join(pipeline)))
+    ctx = module.context
+    for stage in stages:
+        before = module.operation.get_asm(enable_debug_info=True)
+        pm = new_pass_manager(ctx)
+        add_to_pass_manager(pm, [stage])
+        start = time.perf_counter()
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            path = write_reproducer(before, name)
+            raise Torch2TosaError(
+                f"{format_mlir_error(e)}\n"
+                f"while running '{stage.text}'; reproduce with:\n"
+                f"  {reproducer_command([stage.text], path)}"
+            ) from None
+        if on_stage is not None:
+            on_stage(stage.text, time.perf_counter() - start)

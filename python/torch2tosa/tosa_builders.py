@@ -1,0 +1,244 @@
+"""Shared TOSA op builders, so every pass builds ops (and their types) the same way.
+
+All builders create ops at the current insertion point and location: call them
+inside `with rewriter.ip, op.location:` so the new ops carry the source location.
+Shapes are static everywhere (the passes reject dynamic shapes up front).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+from torch_mlir import ir
+from torch_mlir.dialects import tosa
+
+# TOSA 1.0 level 8K: MAX_TENSOR_LIST_SIZE bounds the number of concat inputs.
+MAX_CONCAT_INPUTS = 64
+
+_NP_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i8": np.int8}
+
+
+# --- types -----------------------------------------------------------------
+
+
+def shape_of(value: ir.Value) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def element_type(value: ir.Value) -> ir.Type:
+    return ir.RankedTensorType(value.type).element_type
+
+
+def tensor_type(shape: Sequence[int], elem: ir.Type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), elem)
+
+
+def np_dtype(elem: ir.Type):
+    try:
+        return _NP_DTYPES[str(elem)]
+    except KeyError:
+        raise ValueError(f"no numpy dtype for element type {elem}") from None
+
+
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(\w+)>$")
+_TORCH_TO_BUILTIN_ELEM = {"f32": "f32", "f16": "f16", "bf16": "bf16", "si64": "i64",
+                          "si32": "i32", "si8": "i8", "ui8": "ui8", "i1": "i1"}
+
+
+def vtensor_shape_and_dtype(torch_type: ir.Type) -> tuple[list[int] | None, str | None]:
+    """([dims] or None if unranked/dynamic, element spelling) of a `!torch.vtensor`."""
+    m = _VTENSOR.match(str(torch_type))
+    if not m:
+        return None, None
+    dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    if any(not d.lstrip("-").isdigit() or int(d) < 0 for d in dims):
+        return None, m.group(2)
+    return [int(d) for d in dims], m.group(2)
+
+
+def builtin_type_for(torch_type: ir.Type) -> ir.RankedTensorType | None:
+    """The builtin tensor type of a statically shaped `!torch.vtensor`, else None."""
+    shape, dtype = vtensor_shape_and_dtype(torch_type)
+    if shape is None or dtype not in _TORCH_TO_BUILTIN_ELEM:
+        return None
+    return tensor_type(shape, ir.Type.parse(_TORCH_TO_BUILTIN_ELEM[dtype]))
+
+
+def vtensor_type(shape: Sequence[int], elem: ir.Type) -> ir.Type:
+    torch_elem = {v: k for k, v in _TORCH_TO_BUILTIN_ELEM.items()}[str(elem)]
+    return ir.Type.parse(f"!torch.vtensor<[{','.join(map(str, shape))}],{torch_elem}>")
+
+
+# --- torch <-> builtin boundary ----------------------------------------------
+
+
+def to_builtin(value: ir.Value) -> ir.Value:
+    result = builtin_type_for(value.type)
+    return ir.Operation.create(
+        "torch_c.to_builtin_tensor", results=[result], operands=[value]
+    ).result
+
+
+def from_builtin(value: ir.Value) -> ir.Value:
+    shape, elem = shape_of(value), element_type(value)
+    return ir.Operation.create(
+        "torch_c.from_builtin_tensor", results=[vtensor_type(shape, elem)], operands=[value]
+    ).result
+
+
+# --- constants ---------------------------------------------------------------
+
+
+def dense_attr(array: np.ndarray, elem: ir.Type) -> ir.DenseElementsAttr:
+    array = np.ascontiguousarray(array, dtype=np_dtype(elem))
+    return ir.DenseElementsAttr.get(array, type=elem, shape=list(array.shape))
+
+
+def const(array: np.ndarray, elem: ir.Type) -> ir.Value:
+    attr = dense_attr(array, elem)
+    return tosa.const(attr, results=[tensor_type(list(np.shape(array)), elem)])
+
+
+def scalar(value: float, elem: ir.Type, rank: int) -> ir.Value:
+    """A constant broadcastable against a rank-`rank` tensor."""
+    return const(np.full([1] * rank, value), elem)
+
+
+def const_shape(values: Sequence[int]) -> ir.Value:
+    shape_type = ir.Type.parse(f"!tosa.shape<{len(values)}>")
+    attr = ir.DenseElementsAttr.get(
+        np.asarray(values, dtype=np.int64), type=ir.IndexType.get(), shape=[len(values)]
+    )
+    return tosa.const_shape(shape_type, attr)
+
+
+def zero_point(elem: ir.Type) -> ir.Value:
+    return const(np.zeros([1]), elem)
+
+
+def mul_shift() -> ir.Value:
+    return const(np.zeros([1]), ir.IntegerType.get_signless(8))
+
+
+def elements_of(value: ir.Value) -> np.ndarray | None:
+    """The data of a `tosa.const` or `torch.vtensor.literal` with dense (not resource) data."""
+    owner = value.owner
+    if not isinstance(owner, ir.Operation) and not isinstance(owner, ir.OpView):
+        return None
+    op = owner.operation if isinstance(owner, ir.OpView) else owner
+    if op.name == "torch.vtensor.literal":
+        attr = op.attributes["value"]
+    elif op.name == "tosa.const":
+        attr = op.attributes["values"]
+    else:
+        return None
+    if not isinstance(attr, ir.DenseElementsAttr):
+        try:
+            attr = ir.DenseElementsAttr(attr)
+        except (ValueError, TypeError):
+            return None  # dense_resource blobs are opaque to the Python bindings
+    shaped = ir.ShapedType(attr.type)
+    if attr.is_splat:
+        splat = attr.get_splat_value()
+        return np.full(shaped.shape, _attr_scalar(splat))
+    try:
+        return np.array(attr)
+    except (ValueError, TypeError):
+        return None
+
+
+def _attr_scalar(attr: ir.Attribute):
+    for kind in (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr):
+        try:
+            return kind(attr).value
+        except (ValueError, TypeError):
+            continue
+    raise ValueError(f"unsupported splat {attr}")
+
+
+# --- data movement -------------------------------------------------------------
+
+
+def reshape(x: ir.Value, shape: Sequence[int]) -> ir.Value:
+    if shape_of(x) == list(shape):
+        return x
+    return tosa.reshape(x, const_shape(shape), results=[tensor_type(shape, element_type(x))])
+
+
+def transpose(x: ir.Value, perms: Sequence[int]) -> ir.Value:
+    """A transpose, or a reshape when only size-1 dimensions move (no data moves then)."""
+    src = shape_of(x)
+    out = [src[p] for p in perms]
+    if moves_only_unit_dims(src, perms):
+        return reshape(x, out)
+    return tosa.transpose(tensor_type(out, element_type(x)), x, list(perms))
+
+
+def moves_only_unit_dims(shape: Sequence[int], perms: Sequence[int]) -> bool:
+    """True when the non-size-1 dimensions keep their relative order."""
+    return [p for p in perms if shape[p] != 1] == [i for i in range(len(shape)) if shape[i] != 1]
+
+
+def slice_(x: ir.Value, start: Sequence[int], size: Sequence[int]) -> ir.Value:
+    if list(start) == [0] * len(start) and list(size) == shape_of(x):
+        return x
+    return tosa.slice(
+        tensor_type(size, element_type(x)), x, const_shape(start), const_shape(size)
+    )
+
+
+def concat(values: Sequence[ir.Value], axis: int) -> ir.Value:
+    """Concat along `axis`; a tree of concats when there are more inputs than level 8K allows."""
+    values = list(values)
+    if len(values) == 1:
+        return values[0]
+    while len(values) > MAX_CONCAT_INPUTS:
+        values = [concat(values[i : i + MAX_CONCAT_INPUTS], axis)
+                  for i in range(0, len(values), MAX_CONCAT_INPUTS)]
+    shape = shape_of(values[0])
+    shape[axis] = sum(shape_of(v)[axis] for v in values)
+    return tosa.concat(values, axis, results=[tensor_type(shape, element_type(values[0]))])
+
+
+def reverse(x: ir.Value, axis: int) -> ir.Value:
+    if shape_of(x)[axis] == 1:
+        return x
+    return tosa.reverse(x.type, x, axis)
+
+
+# --- compute ---------------------------------------------------------------------
+
+
+def _broadcast_type(a: ir.Value, b: ir.Value) -> ir.RankedTensorType:
+    sa, sb = shape_of(a), shape_of(b)
+    assert len(sa) == len(sb), "TOSA elementwise operands must have equal rank"
+    return tensor_type([max(x, y) for x, y in zip(sa, sb)], element_type(a))
+
+
+def add(a: ir.Value, b: ir.Value) -> ir.Value:
+    return tosa.add(_broadcast_type(a, b), a, b)
+
+
+def sub(a: ir.Value, b: ir.Value) -> ir.Value:
+    return tosa.sub(_broadcast_type(a, b), a, b)
+
+
+def mul(a: ir.Value, b: ir.Value) -> ir.Value:
+    return tosa.mul(_broadcast_type(a, b), a, b, mul_shift())
+
+
+def sigmoid(x: ir.Value) -> ir.Value:
+    return tosa.sigmoid(x.type, x)
+
+
+def tanh(x: ir.Value) -> ir.Value:
+    return tosa.tanh(x.type, x)
+
+
+def matmul(a: ir.Value, b: ir.Value) -> ir.Value:
+    """Batched [N,H,C] x [N,C,W] -> [N,H,W]; a batch of 1 broadcasts neither side."""
+    (n, h, _), (_, _, w) = shape_of(a), shape_of(b)
+    elem = element_type(a)
+    return tosa.matmul(tensor_type([n, h, w], elem), a, b, zero_point(elem), zero_point(elem))
