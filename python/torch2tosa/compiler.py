@@ -14,6 +14,7 @@ from . import reference, serialize, stats
 from .context import new_context
 from .diagnostics import Torch2TosaError
 from .importer import import_model
+from .passes import convert_io_to_channels_last as channels_last
 
 # progress(stage, seconds): called after each stage (import, each pass, validation, ...).
 ProgressFn = Callable[[str, float], None]
@@ -45,6 +46,8 @@ class CompiledModel:
     _model: torch.nn.Module | None = None
     _example_inputs: tuple = ()
     _flatbuffer: bytes | None = None
+    # rank-3 inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W.
+    channels_last_io: bool = False
 
     @property
     def flatbuffer(self) -> bytes:
@@ -68,8 +71,17 @@ class CompiledModel:
         Path(tosa_path.with_name(f".{tosa_path.name}.partial")).replace(tosa_path)
         return tosa_path, mlir_path
 
+    def graph_layout(self, tensors: Sequence) -> list:
+        """PyTorch-side tensors (model inputs or outputs) in the graph's layout."""
+        if not self.channels_last_io:
+            return list(tensors)
+        return [t.permute(*channels_last.PERMUTATION)
+                if isinstance(t, torch.Tensor) and t.dim() == channels_last.RANK else t
+                for t in tensors]
+
     def run_reference(self, *inputs: torch.Tensor):
-        """Runs the flatbuffer on the TOSA reference model; returns numpy outputs."""
+        """Runs the flatbuffer on the TOSA reference model; inputs and outputs in the graph's
+        layout (see `graph_layout`); returns numpy outputs."""
         tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
         return reference.run(self.flatbuffer, reference.to_numpy(tensors))
 
@@ -79,10 +91,11 @@ class CompiledModel:
             raise Torch2TosaError("check() needs the PyTorch model this was compiled from")
         inputs = inputs or self._example_inputs
         start = time.perf_counter()
-        actual = self.run_reference(*inputs)
+        actual = self.run_reference(*self.graph_layout(inputs))
         self.timings.append(("reference model", time.perf_counter() - start))
         with torch.no_grad():
-            expected = reference.to_numpy(reference.flatten_tensors(self._model(*inputs)))
+            outputs = reference.flatten_tensors(self._model(*inputs))
+        expected = reference.to_numpy(self.graph_layout(outputs))
         return CheckReport(reference.compare(actual, expected), atol)
 
 
@@ -92,6 +105,7 @@ def compile(
     *,
     name: str | None = None,
     gru_form: str = "unrolled",
+    channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
 ) -> CompiledModel:
@@ -99,6 +113,8 @@ def compile(
 
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU layer, needs EXT-CONTROLFLOW).
+    channels_last_io: rank-3 inputs and outputs of the graph are N,W,C instead of PyTorch's
+              N,C,W (`check` permutes for you; `run_reference` takes the graph's layout).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
     """
     if gru_form not in ("unrolled", "loop"):
@@ -106,7 +122,7 @@ def compile(
     name = name or type(model).__name__
     example_inputs = tuple(example_inputs)
     steps = list(pipeline) if pipeline is not None else pl.default_pipeline(
-        pl.PipelineOptions(gru_form=gru_form))
+        pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io))
     timings: list[tuple[str, float]] = []
 
     def record(stage: str, seconds: float):
@@ -123,4 +139,4 @@ def compile(
         pl.run_pipeline(module, steps, name=name, on_stage=record)
     return CompiledModel(name=name, mlir=serialize.module_asm(module),
                          pipeline=steps, timings=timings, _module=module, _model=model,
-                         _example_inputs=example_inputs)
+                         _example_inputs=example_inputs, channels_last_io=channels_last_io)

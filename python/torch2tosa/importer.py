@@ -14,6 +14,8 @@ Two things differ from `torch_mlir.fx.export_and_import`:
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -25,9 +27,20 @@ from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 from .diagnostics import Torch2TosaError
 
 
+@contextlib.contextmanager
+def _known_export_noise_silenced():
+    with warnings.catch_warnings():
+        # nn.GRU/LSTM keep `_flat_weights` as plain attributes; export says so on every call.
+        warnings.filterwarnings("ignore", message=".*were assigned during export.*")
+        # torch's own pytree deprecation, raised inside run_decompositions.
+        warnings.filterwarnings("ignore", message=".*isinstance\\(treespec, LeafSpec\\).*")
+        yield
+
+
 def export(model: torch.nn.Module, example_inputs: Sequence[Any]) -> torch.export.ExportedProgram:
     try:
-        return torch.export.export(model, tuple(example_inputs), strict=False)
+        with _known_export_noise_silenced():
+            return torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
         raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
                               f"{type(e).__name__}: {e}") from None
@@ -103,7 +116,8 @@ def import_model(
     """Exports `model` and imports it into torch-dialect MLIR with frozen parameters."""
     prog = export(model, example_inputs)
     try:
-        prog = prog.run_decompositions(decomposition_table(keep_ops))
+        with _known_export_noise_silenced():
+            prog = prog.run_decompositions(decomposition_table(keep_ops))
     except Exception as e:
         raise Torch2TosaError(f"decomposing the exported program failed: "
                               f"{type(e).__name__}: {e}") from None

@@ -1,0 +1,197 @@
+"""torch2tosa-opt: an mlir-opt-style driver for our Python passes mixed with upstream MLIR passes.
+
+    torch2tosa-opt in.mlir --decompose-gru --canonicalize -o out.mlir
+    torch2tosa-opt in.mlir --pass-pipeline='builtin.module(decompose-gru{form=loop},cse)'
+    torch2tosa-opt --list-passes
+
+Pass flags run in the order given; `--name=opts` is `name{opts}`. Names in our
+registry are resolved here; every other name is handed to MLIR's parser.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torch_mlir import ir
+
+from .. import passes
+from .. import pipeline as pl
+from ..context import new_context
+from ..diagnostics import Torch2TosaError, format_mlir_error
+from ..serialize import write_text_atomically
+
+USAGE = """\
+usage: torch2tosa-opt [options] [input.mlir|-] [--<pass>[=<options>] ...]
+
+options:
+  -o FILE                       write the output to FILE (default: stdout)
+  --pass-pipeline=PIPELINE      a textual pipeline, e.g. 'builtin.module(decompose-gru,canonicalize)'
+  --split-input-file            process each '// -----' chunk of the input separately
+  --mlir-print-ir-after-all     print the IR after every pass (to stderr)
+  --mlir-print-ir-before-all    print the IR before every pass (to stderr)
+  --mlir-print-debuginfo        print locations in the output
+  --allow-unregistered-dialect  accept ops of unknown dialects
+  --list-passes                 list torch2tosa's passes
+  -h, --help                    this help and the pass list
+"""
+
+SPLIT_MARKER = "// -----"
+
+
+@dataclass
+class Options:
+    input: str = "-"
+    output: str | None = None
+    pipeline_text: str | None = None
+    pass_elements: list[str] = field(default_factory=list)
+    split_input_file: bool = False
+    print_after_all: bool = False
+    print_before_all: bool = False
+    print_debuginfo: bool = False
+    allow_unregistered: bool = False
+
+
+class UsageError(Torch2TosaError):
+    pass
+
+
+def parse_args(argv: list[str]) -> Options | None:
+    opts = Options()
+    flags = {
+        "--split-input-file": "split_input_file",
+        "--mlir-print-ir-after-all": "print_after_all",
+        "--mlir-print-ir-before-all": "print_before_all",
+        "--mlir-print-debuginfo": "print_debuginfo",
+        "--allow-unregistered-dialect": "allow_unregistered",
+    }
+    inputs: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg in ("-h", "--help", "--list-passes"):
+            return None
+        if arg == "-o":
+            opts.output = next(it, None)
+            if opts.output is None:
+                raise UsageError("-o needs a file name")
+        elif arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"):
+            opts.output = arg[2:]
+        elif arg.startswith("--pass-pipeline"):
+            _, _, value = arg.partition("=")
+            opts.pipeline_text = value or next(it, "")
+        elif arg in flags:
+            setattr(opts, flags[arg], True)
+        elif arg.startswith("--") or (arg.startswith("-") and arg != "-"):
+            name, eq, value = arg.lstrip("-").partition("=")
+            opts.pass_elements.append(f"{name}{{{value}}}" if eq else name)
+        else:
+            inputs.append(arg)
+    if len(inputs) > 1:
+        raise UsageError(f"expected one input file, got {', '.join(inputs)}")
+    if opts.pipeline_text is not None and opts.pass_elements:
+        raise UsageError("--pass-pipeline cannot be combined with individual pass flags")
+    opts.input = inputs[0] if inputs else "-"
+    return opts
+
+
+def pass_list() -> str:
+    lines = ["torch2tosa passes:"]
+    for info in passes.REGISTRY.values():
+        lines.append(f"  --{info.flag:<28} {info.description}")
+        for o in info.options:
+            choices = f" ({'|'.join(o.choices)})" if o.choices else ""
+            lines.append(f"      {o.name}={o.default}{choices}: {o.help}")
+    lines.append("")
+    lines.append("Any upstream MLIR pass (--canonicalize, --cse, --tosa-validate, ...) and pipeline")
+    lines.append("(--torch-backend-to-tosa-backend-pipeline, ...) is accepted the same way.")
+    return "\n".join(lines)
+
+
+def _read_input(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text()
+    except OSError as e:
+        raise UsageError(f"cannot read '{path}': {e.strerror}") from None
+
+
+def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
+    """(first line number - 1, text) of each chunk, so diagnostics keep file line numbers."""
+    if not split:
+        return [(0, text)]
+    chunks, start, current = [], 0, []
+    for i, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append((start, "".join(current)))
+            start, current = i + 1, []
+        else:
+            current.append(line)
+    chunks.append((start, "".join(current)))
+    return chunks
+
+
+def _check_pipeline(stages) -> None:
+    """Reports an unknown pass or a bad option before any input is read."""
+    with new_context():
+        pl.add_to_pass_manager(pl.new_pass_manager(ir.Context.current), stages)
+
+
+def process_chunk(text: str, line_offset: int, opts: Options, stages, buffer_name: str) -> str:
+    ctx = new_context()
+    ctx.allow_unregistered_dialects = opts.allow_unregistered
+    with ctx:
+        try:
+            module = ir.Module.parse("\n" * line_offset + text)
+        except ir.MLIRError as e:
+            raise Torch2TosaError(format_mlir_error(e, buffer_name)) from None
+        pm = pl.new_pass_manager(ctx)
+        pl.add_to_pass_manager(pm, stages)
+        if opts.print_after_all or opts.print_before_all:
+            pm.enable_ir_printing(print_before_all=opts.print_before_all,
+                                  print_after_all=opts.print_after_all)
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            raise Torch2TosaError(format_mlir_error(e, buffer_name)) from None
+        return module.operation.get_asm(enable_debug_info=opts.print_debuginfo,
+                                        large_elements_limit=None)
+
+
+def run(argv: list[str]) -> int:
+    try:
+        opts = parse_args(argv)
+        if opts is None:
+            print(USAGE + "\n" + pass_list())
+            return 0
+        elements = (pl.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
+                    else [pl.parse_pipeline(e)[0] for e in opts.pass_elements])
+        stages = pl.resolve(elements)
+        _check_pipeline(stages)
+        text = _read_input(opts.input)
+    except Torch2TosaError as e:
+        print(f"torch2tosa-opt: {e}", file=sys.stderr)
+        return 1
+    buffer_name = "<stdin>" if opts.input == "-" else opts.input
+    outputs, failed = [], False
+    for offset, chunk in _chunks(text, opts.split_input_file):
+        try:
+            outputs.append(process_chunk(chunk, offset, opts, stages, buffer_name))
+        except Torch2TosaError as e:
+            print(str(e), file=sys.stderr)
+            failed = True
+    result = f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n"
+    if opts.output and not failed:
+        write_text_atomically(result, opts.output)
+    elif not opts.output:
+        sys.stdout.write(result if outputs else "")
+    return 1 if failed else 0
+
+
+def main() -> int:
+    return run(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

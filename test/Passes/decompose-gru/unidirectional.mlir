@@ -1,0 +1,129 @@
+// RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
+
+// COM: One direction, batch_first, zero h0 (PyTorch's default): the input projection of all
+// COM: timesteps is one hoisted matmul; step 0 has no recurrent matmul; every later step has
+// COM: exactly one, and the state stays rank 3 so no reshape sits between steps.
+// CHECK-LABEL: func.func @gru_batch_first
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[1,3,2],f32> -> tensor<1x3x2xf32>
+// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x3x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x6xf32>
+// CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], {{.*}} -> tensor<1x3x6xf32>
+// CHECK-NOT:     tosa.matmul
+// CHECK:         tosa.tanh
+// CHECK-NOT:     tosa.reshape
+// CHECK:         tosa.matmul %{{.*}}, %[[WHH:.*]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
+// CHECK-NOT:     tosa.reshape
+// CHECK:         tosa.matmul %{{.*}}, %[[WHH]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
+// CHECK-NOT:     tosa.matmul
+// CHECK-NOT:     tosa.reshape
+// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32>
+// CHECK:         %[[OUT:.*]] = torch_c.from_builtin_tensor %[[SEQ]] : tensor<1x3x2xf32> -> !torch.vtensor<[1,3,2],f32>
+// CHECK-NOT:     torch.operator
+// CHECK:         return %[[OUT]], %{{.*}} : !torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>
+func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>) {
+  %int1 = torch.constant.int 1
+  %int1_0 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %0 = torch.prim.ListConstruct %int1, %int1_0, %int2 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %int2_1 = torch.constant.int 2
+  %int2_2 = torch.constant.int 2
+  %int1_3 = torch.constant.int 1
+  %1 = torch.prim.ListConstruct %int2_1, %int2_2, %int1_3 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %int6 = torch.constant.int 6
+  %int0 = torch.constant.int 0
+  %cpu = torch.constant.device "cpu"
+  %false = torch.constant.bool false
+  %2 = torch.aten.empty_strided %0, %1, %int6, %int0, %cpu, %false : !torch.list<int>, !torch.list<int>, !torch.int, !torch.int, !torch.Device, !torch.bool -> !torch.vtensor<[1,1,2],f32>
+  %int0_4 = torch.constant.int 0
+  %none = torch.constant.none
+  %none_5 = torch.constant.none
+  %none_6 = torch.constant.none
+  %false_7 = torch.constant.bool false
+  %none_8 = torch.constant.none
+  %3 = torch.aten.full_like %2, %int0_4, %none, %none_5, %none_6, %false_7, %none_8 : !torch.vtensor<[1,1,2],f32>, !torch.int, !torch.none, !torch.none, !torch.none, !torch.bool, !torch.none -> !torch.vtensor<[1,1,2],f32>
+  %4 = torch.vtensor.literal(dense<[[-0.000000e+00, 5.000000e-01], [-5.000000e-01, -5.000000e-01], [-2.500000e-01, 2.500000e-01], [-0.000000e+00, 5.000000e-01], [-0.000000e+00, 2.500000e-01], [-2.500000e-01, -2.500000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %5 = torch.vtensor.literal(dense<[[-7.500000e-01, -5.000000e-01], [-2.500000e-01, 0.000000e+00], [2.500000e-01, 5.000000e-01], [-5.000000e-01, -2.500000e-01], [2.500000e-01, 5.000000e-01], [-2.500000e-01, 5.000000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %6 = torch.vtensor.literal(dense<[-0.000000e+00, 0.000000e+00, 7.500000e-01, -7.500000e-01, -5.000000e-01, -2.500000e-01]> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %7 = torch.vtensor.literal(dense<[-2.500000e-01, 5.000000e-01, -5.000000e-01, -2.500000e-01, -5.000000e-01, -7.500000e-01]> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %8 = torch.prim.ListConstruct %4, %5, %6, %7 : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],f32>) -> !torch.list<vtensor>
+  %true = torch.constant.bool true
+  %int1_9 = torch.constant.int 1
+  %float0.000000e00 = torch.constant.float 0.000000e+00
+  %false_10 = torch.constant.bool false
+  %false_11 = torch.constant.bool false
+  %true_12 = torch.constant.bool true
+  %9:2 = torch.operator "torch.aten.gru.input"(%arg0, %3, %8, %true, %int1_9, %float0.000000e00, %false_10, %false_11, %true_12) : (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>) 
+  return %9#0, %9#1 : !torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>
+}
+
+// -----
+
+// COM: One step of the recurrence, with bias: (a slice of the projection, elided here since
+// COM: T = 1), one matmul, the b_hn add, the gate add, one sigmoid over all three gates, four
+// COM: slices, r*ghn, +gin, tanh, h-n, z*(h-n), +n: 15 ops. An explicit h0 means step 0 has
+// COM: its recurrent matmul too.
+// CHECK-LABEL: func.func @gru_h0_one_step
+// CHECK:         %[[H0:.*]] = torch_c.to_builtin_tensor %arg1
+// CHECK:         %[[GIT:.*]] = tosa.add
+// CHECK-NEXT:    %[[GIN:.*]] = tosa.slice %[[GIT]]
+// CHECK-NEXT:    %[[GH:.*]] = tosa.matmul %[[H0]]
+// CHECK-NEXT:    %[[GHB:.*]] = tosa.add %[[GH]]
+// CHECK-NEXT:    %[[PRE:.*]] = tosa.add %[[GIT]], %[[GHB]]
+// CHECK-NEXT:    %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
+// CHECK-NEXT:    %[[R:.*]] = tosa.slice %[[ACT]]
+// CHECK-NEXT:    %[[Z:.*]] = tosa.slice %[[ACT]]
+// CHECK-NEXT:    %[[GHN:.*]] = tosa.slice %[[GHB]]
+// CHECK-NEXT:    %[[RN:.*]] = tosa.mul %[[R]], %[[GHN]]
+// CHECK-NEXT:    %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
+// CHECK-NEXT:    %[[N:.*]] = tosa.tanh %[[NPRE]]
+// CHECK-NEXT:    %[[D:.*]] = tosa.sub %[[H0]], %[[N]]
+// CHECK-NEXT:    %[[ZD:.*]] = tosa.mul %[[Z]], %[[D]]
+// CHECK-NEXT:    %[[H1:.*]] = tosa.add %[[N]], %[[ZD]]
+// CHECK:         torch_c.from_builtin_tensor %[[H1]]
+func.func @gru_h0_one_step(%arg0: !torch.vtensor<[1,1,2],f32>, %arg1: !torch.vtensor<[1,1,2],f32>) -> (!torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>) {
+  %0 = torch.vtensor.literal(dense<[[-0.000000e+00, 5.000000e-01], [-5.000000e-01, -5.000000e-01], [-2.500000e-01, 2.500000e-01], [-0.000000e+00, 5.000000e-01], [-0.000000e+00, 2.500000e-01], [-2.500000e-01, -2.500000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %1 = torch.vtensor.literal(dense<[[-7.500000e-01, -5.000000e-01], [-2.500000e-01, 0.000000e+00], [2.500000e-01, 5.000000e-01], [-5.000000e-01, -2.500000e-01], [2.500000e-01, 5.000000e-01], [-2.500000e-01, 5.000000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %2 = torch.vtensor.literal(dense<[-0.000000e+00, 0.000000e+00, 7.500000e-01, -7.500000e-01, -5.000000e-01, -2.500000e-01]> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %3 = torch.vtensor.literal(dense<[-2.500000e-01, 5.000000e-01, -5.000000e-01, -2.500000e-01, -5.000000e-01, -7.500000e-01]> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %4 = torch.prim.ListConstruct %0, %1, %2, %3 : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],f32>) -> !torch.list<vtensor>
+  %true = torch.constant.bool true
+  %int1 = torch.constant.int 1
+  %float0.000000e00 = torch.constant.float 0.000000e+00
+  %false = torch.constant.bool false
+  %false_0 = torch.constant.bool false
+  %true_1 = torch.constant.bool true
+  %5:2 = torch.operator "torch.aten.gru.input"(%arg0, %arg1, %4, %true, %int1, %float0.000000e00, %false, %false_0, %true_1) : (!torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>) 
+  return %5#0, %5#1 : !torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>
+}
+
+// -----
+
+// COM: Without bias there is no bias constant and no bias add.
+// CHECK-LABEL: func.func @gru_no_bias
+// CHECK:         tosa.matmul {{.*}} -> tensor<1x4x6xf32>
+// CHECK-NOT:     tosa.add {{.*}} tensor<1x4x6xf32>
+// CHECK-COUNT-4: tosa.tanh
+// CHECK-NOT:     torch.operator
+func.func @gru_no_bias(%arg0: !torch.vtensor<[1,4,2],f32>, %arg1: !torch.vtensor<[1,1,2],f32>) -> (!torch.vtensor<[1,4,2],f32>, !torch.vtensor<[1,1,2],f32>) {
+  %0 = torch.vtensor.literal(dense<[[-0.000000e+00, 5.000000e-01], [-5.000000e-01, -5.000000e-01], [-2.500000e-01, 2.500000e-01], [-0.000000e+00, 5.000000e-01], [-0.000000e+00, 2.500000e-01], [-2.500000e-01, -2.500000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %1 = torch.vtensor.literal(dense<[[-7.500000e-01, -5.000000e-01], [-2.500000e-01, 0.000000e+00], [2.500000e-01, 5.000000e-01], [-5.000000e-01, -2.500000e-01], [2.500000e-01, 5.000000e-01], [-2.500000e-01, 5.000000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %2 = torch.prim.ListConstruct %0, %1 : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>) -> !torch.list<vtensor>
+  %false = torch.constant.bool false
+  %int1 = torch.constant.int 1
+  %float0.000000e00 = torch.constant.float 0.000000e+00
+  %false_0 = torch.constant.bool false
+  %false_1 = torch.constant.bool false
+  %true = torch.constant.bool true
+  %3:2 = torch.operator "torch.aten.gru.input"(%arg0, %arg1, %2, %false, %int1, %float0.000000e00, %false_0, %false_1, %true) : (!torch.vtensor<[1,4,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,4,2],f32>, !torch.vtensor<[1,1,2],f32>) 
+  return %3#0, %3#1 : !torch.vtensor<[1,4,2],f32>, !torch.vtensor<[1,1,2],f32>
+}
+
+// -----
+
+// COM: A torch.operator that is not a GRU is left alone.
+// CHECK-LABEL: func.func @not_a_gru
+// CHECK:         torch.operator "torch.aten.lstm.input"
+// CHECK-NOT:     tosa.
+func.func @not_a_gru(%arg0: !torch.vtensor<[1,3,2],f32>) -> !torch.vtensor<[1,3,2],f32> {
+  %0 = torch.operator "torch.aten.lstm.input"(%arg0) : (!torch.vtensor<[1,3,2],f32>) -> !torch.vtensor<[1,3,2],f32>
+  return %0 : !torch.vtensor<[1,3,2],f32>
+}
