@@ -1,6 +1,22 @@
-"""torch2tosa: PyTorch models to TOSA flatbuffers, with MLIR rewrite patterns written in Python."""
+"""torch2tosa: PyTorch models to TOSA flatbuffers, with MLIR rewrite patterns written in Python.
 
-from .compiler import CheckReport, CompiledModel, compile
+The API (`compile`, `CompiledModel`, ...) is loaded on first use so that the
+torch2tosa-opt driver, which needs only the MLIR bindings, does not pay for
+importing torch.
+"""
+
 from .diagnostics import Torch2TosaError
 
-__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError"]
+__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "stats"]
+
+_LAZY = {"compile": "compiler", "CompiledModel": "compiler", "CheckReport": "compiler",
+         "stats": None}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'torch2tosa' has no attribute '{name}'")
+    import importlib
+
+    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
+    return module if _LAZY[name] is None else getattr(module, name)

@@ -24,6 +24,7 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
+from . import opaque_gru as gru_export
 from .diagnostics import Torch2TosaError
 
 
@@ -37,9 +38,12 @@ def _known_export_noise_silenced():
         yield
 
 
-def export(model: torch.nn.Module, example_inputs: Sequence[Any]) -> torch.export.ExportedProgram:
+def export(model: torch.nn.Module, example_inputs: Sequence[Any],
+           opaque_gru: bool = False) -> torch.export.ExportedProgram:
+    """torch.export; with `opaque_gru`, nn.GRU is traced as one op (see opaque_gru.py)."""
     try:
-        with _known_export_noise_silenced():
+        with _known_export_noise_silenced(), \
+                (gru_export.opaque_gru() if opaque_gru else contextlib.nullcontext()):
             return torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
         raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
@@ -114,10 +118,12 @@ def import_model(
     func_name: str = "main",
 ) -> ir.Module:
     """Exports `model` and imports it into torch-dialect MLIR with frozen parameters."""
-    prog = export(model, example_inputs)
+    keep_ops = list(keep_ops)
+    prog = export(model, example_inputs, opaque_gru="aten.gru.input" in keep_ops)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
+        gru_export.restore_aten_gru(prog.graph)
     except Exception as e:
         raise Torch2TosaError(f"decomposing the exported program failed: "
                               f"{type(e).__name__}: {e}") from None

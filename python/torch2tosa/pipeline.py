@@ -116,13 +116,16 @@ class Stage:
     options: dict | None = None
 
 
-def resolve(elements: Iterable[Element]) -> list[Stage]:
+def resolve(elements: Iterable[Element], merge_upstream: bool = True) -> list[Stage]:
+    """Our passes become their own stages; upstream elements between them are merged into
+    one stage (one `PassManager.add`) unless `merge_upstream` is False."""
     stages: list[Stage] = []
     upstream: list[str] = []
 
     def flush():
         if upstream:
-            stages.append(Stage(",".join(upstream)))
+            texts = [",".join(upstream)] if merge_upstream else list(upstream)
+            stages.extend(Stage(t) for t in texts)
             upstream.clear()
 
     for element in elements:
@@ -151,6 +154,8 @@ def resolve(elements: Iterable[Element]) -> list[Stage]:
                     upstream.append(f"{element.name}({child.text()})")
         else:
             upstream.append(element.text())
+            if not merge_upstream:
+                flush()
     flush()
     return stages
 
@@ -186,6 +191,8 @@ class PipelineOptions:
 
     gru_form: str = "unrolled"
     validate: bool = True
+    # rank-3 inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
+    channels_last_io: bool = False
 
     def tosa_extensions(self) -> list[str]:
         return ["controlflow"] if self.gru_form == "loop" else []
@@ -193,17 +200,22 @@ class PipelineOptions:
 
 TORCH_BACKEND = "func.func(torch-match-quantized-custom-ops),torchdynamo-export-to-torch-backend-pipeline"
 TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
-CLEANUP = "canonicalize,cse"
+# Cleanup, then undo what canonicalize does against TOSA's rules: it merges concat trees
+# past level 8K's 64 inputs and hoists constants out of control-flow regions.
+CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 
 def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
-    torch_level = [f"decompose-gru{{form={options.gru_form}}}"]
+    torch_level = ["fold-batch-norm", "conv1d-to-conv2d",
+                   f"decompose-gru{{form={options.gru_form}}}"]
+    if options.channels_last_io:
+        torch_level.append("convert-io-to-channels-last")
     target = "profiles=pro_fp level=8k"
     if options.tosa_extensions():
         target += " extensions=" + ",".join(options.tosa_extensions())
     validation = [f"tosa-attach-target{{{target}}}", "tosa-validate{strict-op-spec-alignment}"]
-    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, CLEANUP,
+    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
             *(validation if options.validate else [])]
 
 
@@ -227,17 +239,17 @@ def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model"
     IR before the failing stage, saved to a fresh temp file, and the command
     that runs that stage on it.
     """
-    stages = resolve(parse_pipeline(",".join(pipeline)))
+    stages = resolve(parse_pipeline(",".join(pipeline)), merge_upstream=False)
     ctx = module.context
     for stage in stages:
-        before = module.operation.get_asm(enable_debug_info=True)
+        before = module.operation.clone()  # cheap: attributes (weights) are shared
         pm = new_pass_manager(ctx)
         add_to_pass_manager(pm, [stage])
         start = time.perf_counter()
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
-            path = write_reproducer(before, name)
+            path = write_reproducer(before.get_asm(enable_debug_info=True), name)
             raise Torch2TosaError(
                 f"{format_mlir_error(e)}\n"
                 f"while running '{stage.text}'; reproduce with:\n"

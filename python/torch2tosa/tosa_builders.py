@@ -92,7 +92,11 @@ def from_builtin(value: ir.Value) -> ir.Value:
 
 
 def dense_attr(array: np.ndarray, elem: ir.Type) -> ir.DenseElementsAttr:
-    array = np.ascontiguousarray(array, dtype=np_dtype(elem))
+    array = np.asarray(array, dtype=np_dtype(elem), order="C")  # (ascontiguousarray makes 0-d 1-d)
+    if array.ndim == 0:  # `get` would infer shape [1] from an empty shape list
+        scalar_attr = (ir.FloatAttr.get(elem, float(array)) if isinstance(elem, ir.FloatType)
+                       else ir.IntegerAttr.get(elem, int(array)))
+        return ir.DenseElementsAttr.get_splat(tensor_type([], elem), scalar_attr)
     return ir.DenseElementsAttr.get(array, type=elem, shape=list(array.shape))
 
 
@@ -242,3 +246,84 @@ def matmul(a: ir.Value, b: ir.Value) -> ir.Value:
     (n, h, _), (_, _, w) = shape_of(a), shape_of(b)
     elem = element_type(a)
     return tosa.matmul(tensor_type([n, h, w], elem), a, b, zero_point(elem), zero_point(elem))
+
+
+# --- convolutions (NHWC input, zero points of 0, accumulate in f32) -----------------
+
+
+def _acc_type(elem: ir.Type) -> ir.TypeAttr:
+    """f32 accumulation for f32 and f16 inputs (both allowed by the TOSA FP profile)."""
+    del elem
+    return ir.TypeAttr.get(ir.F32Type.get())
+
+
+def _i64_array(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def _conv_out_type(x: ir.Value, out_hw: Sequence[int], channels: int) -> ir.RankedTensorType:
+    return tensor_type([shape_of(x)[0], *out_hw, channels], element_type(x))
+
+
+def conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
+           stride: Sequence[int], dilation: Sequence[int], out_hw: Sequence[int]) -> ir.Value:
+    """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; pad [top,bottom,left,right]."""
+    elem = element_type(x)
+    return tosa.conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
+                       zero_point(elem), zero_point(elem), _i64_array(pad), _i64_array(stride),
+                       _i64_array(dilation), _acc_type(elem))
+
+
+def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
+                     stride: Sequence[int], dilation: Sequence[int],
+                     out_hw: Sequence[int]) -> ir.Value:
+    """x [N,H,W,C], weight [KH,KW,C,M], bias [C*M]; output channel c*M + m."""
+    elem = element_type(x)
+    _, _, c, m = shape_of(weight)
+    return tosa.depthwise_conv2d(_conv_out_type(x, out_hw, c * m), x, weight, bias,
+                                 zero_point(elem), zero_point(elem), _i64_array(pad),
+                                 _i64_array(stride), _i64_array(dilation), _acc_type(elem))
+
+
+def transpose_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, out_pad: Sequence[int],
+                     stride: Sequence[int], out_hw: Sequence[int]) -> ir.Value:
+    """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; out_pad [top,bottom,left,right] (> -K)."""
+    elem = element_type(x)
+    return tosa.transpose_conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
+                                 zero_point(elem), zero_point(elem), _i64_array(out_pad),
+                                 _i64_array(stride), _acc_type(elem))
+
+
+def reduce_sum(x: ir.Value, axis: int) -> ir.Value:
+    shape = shape_of(x)
+    shape[axis] = 1
+    return tosa.reduce_sum(x, axis, results=[tensor_type(shape, element_type(x))])
+
+
+def pad_edges(x: ir.Value, axis: int, before: int, after: int, mode: str) -> ir.Value:
+    """Non-constant padding along `axis` (tosa.pad only pads with a constant).
+
+    reflect:   [x[b], ..., x[1]] ++ x ++ [x[W-2], ..., x[W-1-a]]   2 slices, 2 reverses, 1 concat
+    replicate: [x[0]] * b ++ x ++ [x[W-1]] * a                      2 slices, 1 concat
+    circular:  x[W-b:] ++ x ++ x[:a]                                2 slices, 1 concat
+    """
+    shape = shape_of(x)
+    width = shape[axis]
+
+    def cut(start: int, size: int) -> ir.Value:
+        begin, extent = [0] * len(shape), list(shape)
+        begin[axis], extent[axis] = start, size
+        return slice_(x, begin, extent)
+
+    parts = []
+    if mode == "reflect":
+        parts = ([reverse(cut(1, before), axis)] if before else []) + [x] + (
+            [reverse(cut(width - 1 - after, after), axis)] if after else [])
+    elif mode == "replicate":
+        parts = [cut(0, 1)] * before + [x] + [cut(width - 1, 1)] * after
+    elif mode == "circular":
+        parts = ([cut(width - before, before)] if before else []) + [x] + (
+            [cut(0, after)] if after else [])
+    else:
+        raise ValueError(f"unknown padding mode '{mode}'")
+    return concat(parts, axis)

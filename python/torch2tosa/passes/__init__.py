@@ -7,12 +7,19 @@ Order here is the order `--list-passes` and the docs show.
 from __future__ import annotations
 
 from .pass_base import PassInfo
-from . import decompose_gru
+from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
+from . import convert_io_to_channels_last, decompose_long_concat, fold_layout
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
     for p in (
+        fold_batch_norm.PASS,
+        conv1d_to_conv2d.PASS,
         decompose_gru.PASS,
+        insert_region_constants.PASS,
+        convert_io_to_channels_last.PASS,
+        fold_layout.PASS,
+        decompose_long_concat.PASS,
     )
 }
 

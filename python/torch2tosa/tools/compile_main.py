@@ -72,6 +72,9 @@ def parse_args(argv):
     parser.add_argument("--atol", type=float, default=1e-5, help="max abs error for --check")
     parser.add_argument("--gru-form", choices=("unrolled", "loop"), default="unrolled",
                         help="GRU lowering: unrolled timesteps, or one tosa.while_loop per layer")
+    parser.add_argument("--channels-last-io", action="store_true",
+                        help="rank-3 model inputs and outputs are N,W,C instead of N,C,W "
+                             "(removes the boundary transposes of Conv1d models)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
     return parser.parse_args(argv)
@@ -91,7 +94,8 @@ def run(argv) -> int:
     try:
         name, model, inputs = load_model(args.model)
         name = args.name or name
-        compiled = compile(model, inputs, name=name, gru_form=args.gru_form, progress=progress)
+        compiled = compile(model, inputs, name=name, gru_form=args.gru_form,
+                           channels_last_io=args.channels_last_io, progress=progress)
         tosa_path, _ = compiled.save(args.output_dir, name)
         progress("serialize", dict(compiled.timings).get("serialize", 0.0))
         report = compiled.check(atol=args.atol) if args.check else None

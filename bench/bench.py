@@ -1,0 +1,481 @@
+"""Benchmark torch2tosa against torch-mlir's default TOSA path on the example zoo.
+
+    python bench/bench.py                 # every example, the GRU-form section, targets
+    python bench/bench.py --only tcn      # one example (no GRU-form section)
+    python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
+
+For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
+`torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
+way (`torch2tosa.serialize.to_flatbuffer`) and run on the TOSA reference model:
+TOSA ops (constants excluded), transposes, reshapes, GRU ops per timestep (the
+slope of total ops between sequence lengths 10 and 20, per GRU layer), .tosa
+size, compile time (export + import + pipeline), reference-model run time
+(median of repeats) and max abs error against eager PyTorch.
+
+Writes bench/results.json and bench/results.md and prints the table and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import platform
+import statistics
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+from torch_mlir import ir
+
+import torch2tosa
+from torch2tosa import examples, reference, serialize, stats
+from torch2tosa import pipeline as pl
+from torch2tosa.examples import models
+
+warnings.filterwarnings("ignore")
+
+HERE = Path(__file__).resolve().parent
+SLOPE_SEQS = (10, 20)
+QUICK = ("gru", "gru_bidirectional", "conv1d_stride", "wav2letter", "tcn", "kws_crnn", "silero_vad")
+LOOP_SEQS = (10, 100, 1000)
+RUN_BUDGET_S = 3.0  # reference-model repeats stop once this much time is spent (at least 1 run)
+MAX_REPEATS = 5
+# Graphs this large are not run on the reference model: the unrolled 1000-step GRU
+# (30k ops) takes ~55 s there, and its run time is no target.
+RUN_MAX_OPS = 10_000
+# Each measurement runs in a forked child: a pass that hangs or crashes costs one row.
+TIMEOUT_S = 120
+FORMS_TIMEOUT_S = 600  # the unrolled 1000-step GRU compiles in ~100 s on an idle machine
+
+
+# --- measurement ------------------------------------------------------------------------
+
+
+@dataclass
+class Measurement:
+    """One model through one compiler. `error` set means the compile (or run) failed."""
+
+    ops: int | None = None
+    transposes: int | None = None
+    reshapes: int | None = None
+    ops_per_step: float | None = None  # per GRU layer
+    conv_to_matmul_transposes: int | None = None  # between the last conv and the next matmul
+    tosa_bytes: int | None = None
+    compile_s: float | None = None
+    run_s: float | None = None
+    max_abs_error: float | None = None
+    op_counts: dict = field(default_factory=dict)
+    error: str | None = None
+    note: str | None = None  # e.g. a validation failure that did not stop the measurement
+
+
+# A compiler: (model, inputs) -> (the TOSA ir.Module, a note or None).
+Compiler = Callable[[torch.nn.Module, tuple], tuple[object, str | None]]
+
+
+def ours(gru_form: str = "unrolled") -> Compiler:
+    def compile_(model, inputs):
+        return torch2tosa.compile(model, inputs, gru_form=gru_form)._module, None
+    return compile_
+
+
+def ours_validated_apart(gru_form: str) -> Compiler:
+    """Our default pipeline with validation run as a separate last step (same total scope):
+    a validation failure becomes a note on the module instead of losing it."""
+    options = pl.PipelineOptions(gru_form=gru_form, validate=False)
+    steps = pl.default_pipeline(options)
+    validation = pl.default_pipeline(pl.PipelineOptions(gru_form=gru_form))[len(steps):]
+
+    def compile_(model, inputs):
+        module = torch2tosa.compile(model, inputs, pipeline=steps)._module
+        try:
+            with module.context:
+                pl.run_pipeline(module, validation)
+        except torch2tosa.Torch2TosaError as e:
+            return module, "not valid TOSA: " + short_error(e).split(": ", 1)[1]
+        return module, None
+    return compile_
+
+
+def torch_mlir_default(model, inputs):
+    from torch_mlir import fx
+    return fx.export_and_import(model, *inputs, output_type="tosa"), None
+
+
+COMPILERS: dict[str, Compiler] = {"ours": ours(), "torch-mlir": torch_mlir_default}
+
+
+def timed_compile(compiler: Compiler, model, inputs) -> tuple[object, str | None, float]:
+    start = time.perf_counter()
+    module, note = compiler(model, inputs)
+    return module, note, time.perf_counter() - start
+
+
+def median_run_time(flatbuffer: bytes, arrays) -> tuple[list, float]:
+    times, outputs = [], None
+    while len(times) < MAX_REPEATS and (not times or sum(times) < RUN_BUDGET_S):
+        start = time.perf_counter()
+        outputs = reference.run(flatbuffer, arrays)
+        times.append(time.perf_counter() - start)
+    return outputs, statistics.median(times)
+
+
+def short_error(e: BaseException) -> str:
+    """The first MLIR diagnostic's message (without its location), else the first line."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    diagnostics = [line.split("error: ", 1)[1] for line in lines if "error: " in line]
+    return f"{type(e).__name__}: {(diagnostics or lines or [''])[0]}"[:300]
+
+
+def measure(compiler: Compiler, model, inputs) -> Measurement:
+    """Compile, serialize, run on the reference model and compare with eager PyTorch."""
+    m = Measurement()
+    try:
+        module, m.note, m.compile_s = timed_compile(compiler, model, inputs)
+        counts = stats.op_counts(module)
+        m.op_counts = dict(counts.most_common())
+        m.ops = stats.compute_ops(counts)
+        m.transposes, m.reshapes = counts["tosa.transpose"], counts["tosa.reshape"]
+        m.conv_to_matmul_transposes = transposes_after_last_conv(module)
+        flatbuffer = serialize.to_flatbuffer(module)
+        m.tosa_bytes = len(flatbuffer)
+        if m.ops > RUN_MAX_OPS:
+            m.note = "; ".join(filter(None, [m.note, f"not run on the reference model "
+                                                     f"(more than {RUN_MAX_OPS} ops)"]))
+            return m
+        arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+        actual, m.run_s = median_run_time(flatbuffer, arrays)
+        with torch.no_grad():
+            expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
+        m.max_abs_error = max(c.max_abs_error for c in reference.compare(actual, expected))
+    except Exception as e:  # a failing compiler is a row in the table, not a crash
+        m.error = short_error(e)
+        if not isinstance(e, torch2tosa.Torch2TosaError):
+            m.error += " | " + traceback.format_exc(limit=-1).strip().splitlines()[-1][:200]
+    return m
+
+
+CONV_OPS = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d")
+
+
+def transposes_after_last_conv(module) -> int | None:
+    """tosa.transposes between the last convolution and the first matmul after it (in a
+    conv front end feeding a GRU, that matmul is the GRU's input projection)."""
+    names: list[str] = []
+
+    def visit(op):
+        names.append(op.operation.name if isinstance(op, ir.OpView) else op.name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    convs = [i for i, n in enumerate(names) if n in CONV_OPS]
+    if not convs:
+        return None
+    after = names[convs[-1] + 1:]
+    if "tosa.matmul" not in after:
+        return None
+    return after[:after.index("tosa.matmul")].count("tosa.transpose")
+
+
+def isolated(fn: Callable, *args, timeout: float = TIMEOUT_S):
+    """fn(*args) in a forked child (it inherits the warmed-up imports); None on a timeout or crash."""
+    ctx = multiprocessing.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+
+    def child():
+        sender.send(fn(*args))
+
+    process = ctx.Process(target=child, daemon=True)
+    process.start()
+    sender.close()  # so a child that dies ends the wait (EOF) instead of running into the timeout
+    try:
+        result = receiver.recv() if receiver.poll(timeout) else None
+    except EOFError:
+        result = None
+    process.join(1)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    return result
+
+
+def measure_isolated(compiler: Compiler, model, inputs, timeout: float = TIMEOUT_S) -> Measurement:
+    m = isolated(measure, compiler, model, inputs, timeout=timeout)
+    return m or Measurement(error=f"no result: timed out after {timeout:.0f}s or crashed")
+
+
+def ops_per_step(compiler: Compiler, example: examples.Example) -> float | None:
+    """Slope of total ops between SLOPE_SEQS timesteps, per GRU layer."""
+    totals = []
+    for seq in SLOPE_SEQS:
+        model, inputs = example.build(seq=seq)
+        try:
+            totals.append(stats.compute_ops(stats.op_counts(compiler(model, inputs)[0])))
+        except Exception:
+            return None
+    return (totals[1] - totals[0]) / (SLOPE_SEQS[1] - SLOPE_SEQS[0]) / example.gru_layers
+
+
+def bench_example(example: examples.Example) -> dict:
+    row = {"name": example.name, "description": example.description}
+    for label, compiler in COMPILERS.items():
+        model, inputs = example.build()
+        m = measure_isolated(compiler, model, inputs)
+        if example.gru_layers and m.error is None:
+            m.ops_per_step = isolated(ops_per_step, compiler, example)
+        row[label] = asdict(m)
+        progress(f"{example.name:<20} {label:<10}", m)
+    row["ratios"] = ratios(row["ours"], row["torch-mlir"])
+    return row
+
+
+def progress(what: str, m: Measurement) -> None:
+    status = m.error or (f"{m.ops} ops, compile {m.compile_s:.2f}s, "
+                         f"run {fmt(m.run_s and m.run_s * 1e3, '{:.1f}')}ms {m.note or ''}")
+    print(f"  {what} {status}", file=sys.stderr, flush=True)
+
+
+def ratios(a: dict, b: dict) -> dict:
+    def ratio(key):
+        if a[key] is None or not b[key]:
+            return None
+        return a[key] / b[key]
+    return {key: ratio(key) for key in ("ops", "tosa_bytes", "compile_s", "run_s")}
+
+
+def bench_gru_forms(seqs) -> list[dict]:
+    """2-layer bidirectional GRU (input 16, hidden 32): unrolled vs loop form over `seqs` steps."""
+    rows = []
+    for seq in seqs:
+        torch.manual_seed(0)
+        model, inputs = models.gru(16, 32, seq=seq, num_layers=2, bidirectional=True)
+        model.eval()
+        row = {"seq": seq}
+        for form in ("unrolled", "loop"):
+            m = measure_isolated(ours_validated_apart(form), model, inputs, FORMS_TIMEOUT_S)
+            row[form] = asdict(m)
+            progress(f"gru forms {seq:>4} steps {form:<9}", m)
+        rows.append(row)
+    return rows
+
+
+def warm_up() -> None:
+    """First compiles in a process pay for imports and caches; keep them out of the timings."""
+    for model, inputs in (examples.get("gru").build(seq=2), examples.get("conv1d_stride").build()):
+        for compiler in COMPILERS.values():
+            try:
+                compiler(model, inputs)
+            except Exception:
+                pass
+
+
+# --- targets ------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    what: str
+    value: str
+    met: bool | None  # None: not measurable (a compile failed)
+
+
+def _value(row: dict, key: str, compiler: str = "ours"):
+    return None if row[compiler]["error"] else row[compiler][key]
+
+
+def _check(what: str, value, ok: Callable[[float], bool], fmt="{}") -> Target:
+    if value is None:
+        return Target(what, "n/a (failed)", None)
+    return Target(what, fmt.format(value), bool(ok(value)))
+
+
+RUN_TIME_RATIO = {"tcn": 0.8}  # GRU models: 0.7 (below); every other model: 1.0
+
+
+def targets(rows: list[dict], forms: list[dict]) -> list[Target]:
+    by_name = {r["name"]: r for r in rows}
+    out: list[Target] = []
+    for r in rows:
+        ex = examples.get(r["name"])
+        if ex.gru_layers:
+            limit = 16 if ex.gru_bidirectional else 15
+            out.append(_check(f"{r['name']}: GRU ops per timestep per layer <= {limit}",
+                              _value(r, "ops_per_step"), lambda v: v <= limit, "{:g}"))
+    structural = {
+        "wav2letter": [("transposes == 2", "transposes", lambda v: v == 2),
+                       ("reshapes <= 2", "reshapes", lambda v: v <= 2)],
+        "tcn": [("transposes <= 1", "transposes", lambda v: v <= 1)],
+        "silero_vad": [("transposes == 0", "transposes", lambda v: v == 0)],
+        "kws_crnn": [("no transpose between the last conv and the GRU", "conv_to_matmul_transposes",
+                      lambda v: v == 0),
+                     ("transposes (reported)", "transposes", lambda v: True)],
+    }
+    for name, checks in structural.items():
+        if name in by_name:
+            for what, key, ok in checks:
+                out.append(_check(f"{name}: {what}", _value(by_name[name], key), ok))
+    for r in rows:
+        ex = examples.get(r["name"])
+        limit = 0.7 if ex.gru_layers else RUN_TIME_RATIO.get(r["name"], 1.0)
+        out.append(_check(f"{r['name']}: run time ours/torch-mlir <= {limit}",
+                          r["ratios"]["run_s"], lambda v: v <= limit, "{:.2f}"))
+    for r in rows:
+        out.append(_check(f"{r['name']}: compile time ours/torch-mlir <= 1.0",
+                          r["ratios"]["compile_s"], lambda v: v <= 1.0, "{:.2f}"))
+    for r in rows:
+        for compiler in COMPILERS:
+            out.append(_check(f"{r['name']} ({compiler}): max abs error <= 1e-5",
+                              _value(r, "max_abs_error", compiler), lambda v: v <= 1e-5, "{:.2g}"))
+    out += gru_form_targets(forms)
+    return out
+
+
+def gru_form_targets(forms: list[dict]) -> list[Target]:
+    if not forms:
+        return []
+    loop_ops = {r["loop"]["ops"] for r in forms if not r["loop"]["error"]}
+    out = [Target("GRU loop form: same op count at every sequence length",
+                  ", ".join(str(r["loop"]["ops"]) for r in forms),
+                  None if any(r["loop"]["error"] for r in forms) else len(loop_ops) == 1)]
+    last = forms[-1]
+    for key, what, limit in (("tosa_bytes", "size", 20), ("compile_s", "compile time", 10)):
+        u, l = last["unrolled"][key], last["loop"][key]
+        value = None if u is None or l is None or not l else u / l
+        out.append(_check(f"GRU {last['seq']} steps: {what} unrolled/loop >= {limit}",
+                          value, lambda v: v >= limit, "{:.1f}x"))
+    return out
+
+
+# --- reports ------------------------------------------------------------------------------
+
+
+def fmt(v, spec="{}"):
+    return "-" if v is None else spec.format(v)
+
+
+def _cell_error(m: dict) -> str:
+    return "FAILED: " + m["error"].replace("|", "/").replace("\n", " ")[:120]
+
+
+def table(rows: list[dict]) -> str:
+    head = ("| model | compiler | ops | transpose | reshape | ops/step | .tosa bytes | "
+            "compile s | run ms | max abs err |")
+    lines = [head, "|" + "---|" * 10]
+    for r in rows:
+        for label in COMPILERS:
+            m = r[label]
+            if m["error"]:
+                lines.append(f"| {r['name']} | {label} | {_cell_error(m)} |" + " |" * 7)
+                continue
+            lines.append(
+                f"| {r['name']} | {label} | {m['ops']} | {m['transposes']} | {m['reshapes']} | "
+                f"{fmt(m['ops_per_step'], '{:g}')} | {m['tosa_bytes']} | {m['compile_s']:.2f} | "
+                f"{m['run_s'] * 1e3:.2f} | {m['max_abs_error']:.2g} |")
+        q = r["ratios"]
+        lines.append(f"| {r['name']} | ours/torch-mlir | {fmt(q['ops'], '{:.2f}')} | | | | "
+                     f"{fmt(q['tosa_bytes'], '{:.2f}')} | {fmt(q['compile_s'], '{:.2f}')} | "
+                     f"{fmt(q['run_s'], '{:.2f}')} | |")
+    return "\n".join(lines)
+
+
+def forms_table(forms: list[dict]) -> str:
+    lines = ["| steps | form | ops | .tosa bytes | compile s | run ms | max abs err | note |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in forms:
+        for form in ("unrolled", "loop"):
+            m = r[form]
+            if m["error"]:
+                lines.append(f"| {r['seq']} | {form} | {_cell_error(m)} |" + " |" * 5)
+            else:
+                lines.append(f"| {r['seq']} | {form} | {m['ops']} | {m['tosa_bytes']} | "
+                             f"{m['compile_s']:.2f} | {fmt(m['run_s'] and m['run_s'] * 1e3, '{:.2f}')} | "
+                             f"{fmt(m['max_abs_error'], '{:.2g}')} | {m['note'] or ''} |")
+    return "\n".join(lines)
+
+
+def forms_ratios(forms: list[dict]) -> str:
+    if not forms:
+        return ""
+    last = forms[-1]
+    parts = []
+    for key, what in (("ops", "ops"), ("tosa_bytes", "size"), ("compile_s", "compile time"),
+                      ("run_s", "run time")):
+        u, l = last["unrolled"][key], last["loop"][key]
+        parts.append(f"{what} {u / l:.1f}x" if u is not None and l else f"{what} n/a")
+    return f"{last['seq']} steps, unrolled/loop: " + ", ".join(parts)
+
+
+def targets_text(ts: list[Target]) -> str:
+    verdict = {True: "met", False: "NOT MET", None: "n/a"}
+    lines = [f"  [{verdict[t.met]:>7}] {t.what}: {t.value}" for t in ts]
+    met = sum(t.met is True for t in ts)
+    lines.append(f"  {met}/{len(ts)} targets met")
+    return "\n".join(lines)
+
+
+def environment() -> dict:
+    import importlib.metadata as md
+    return {"python": platform.python_version(), "machine": platform.machine(),
+            "torch": md.version("torch"), "torch-mlir": md.version("torch-mlir"),
+            "tosa-tools": md.version("tosa-tools"),
+            "threads": torch.get_num_threads()}
+
+
+def write_reports(rows, forms, ts, env, out_dir: Path) -> str:
+    md = ["# torch2tosa benchmark", "",
+          f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
+          f"{env['machine']}, {env['threads']} threads. Ops exclude tosa.const/const_shape; "
+          "ops/step is per GRU layer; run time is the TOSA reference model (median).", "",
+          table(rows), ""]
+    if forms:
+        md += ["## GRU forms: 2-layer bidirectional GRU, input 16, hidden 32", "",
+               forms_table(forms), "", forms_ratios(forms), ""]
+    md += ["## Targets", "", "```", targets_text(ts), "```", ""]
+    text = "\n".join(md)
+    (out_dir / "results.md").write_text(text)
+    (out_dir / "results.json").write_text(json.dumps(
+        {"environment": env, "models": rows, "gru_forms": forms,
+         "targets": [asdict(t) for t in ts]}, indent=1))
+    return text
+
+
+# --- main ---------------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", metavar="NAME", action="append",
+                        help=f"bench this example only (repeatable): {', '.join(examples.EXAMPLES)}")
+    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
+    parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
+    parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    names = args.only or (QUICK if args.quick else list(examples.EXAMPLES))
+    for name in names:
+        examples.get(name)  # unknown names fail before any work
+    start = time.perf_counter()
+    warm_up()
+    rows = [bench_example(examples.get(n)) for n in names]
+    run_forms = not (args.no_gru_forms or args.only)
+    forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
+    ts = targets(rows, forms)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    print(write_reports(rows, forms, ts, environment(), args.output_dir))
+    print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
+          f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The bundled example zoo: small but realistic models with fixed seeds.
+
+Used by name by the compile command (`torch2tosa-compile gru_bidirectional`),
+by the benchmark and by the tests. Each entry builds `(model, example_inputs)`;
+entries with a GRU (`gru_layers > 0`) also build at another sequence length,
+`example.build(seq=10)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+import torch
+from torch import nn
+
+from . import models
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    description: str
+    build_fn: Callable[..., tuple[torch.nn.Module, tuple]]
+    seed: int = 0
+    gru_layers: int = 0  # GRU layers in the model (0: none); their timesteps follow `seq`
+    gru_bidirectional: bool = False
+
+    def build(self, **overrides) -> tuple[torch.nn.Module, tuple]:
+        """The model and its inputs; `seq=N` rebuilds a GRU model for N timesteps."""
+        if overrides and not self.gru_layers:
+            raise TypeError(f"example '{self.name}' has no GRU: it takes no {', '.join(overrides)}")
+        torch.manual_seed(self.seed)
+        model, inputs = self.build_fn(**overrides)
+        return model.eval(), inputs
+
+
+def _gru(name, description, input_size=16, hidden=32, *, layers=1, bidirectional=False, **kwargs):
+    return Example(name, description,
+                   partial(models.gru, input_size, hidden, num_layers=layers,
+                           bidirectional=bidirectional, **kwargs),
+                   gru_layers=layers, gru_bidirectional=bidirectional)
+
+
+def _conv(name, description, layer_fn):
+    return Example(name, description, lambda: models.conv1d_layer(layer_fn()))
+
+
+EXAMPLES: dict[str, Example] = {
+    e.name: e
+    for e in (
+        Example("linear_relu_conv2d", "Linear + ReLU + Conv2d on a 1x2x8x8 input",
+                models.linear_relu_conv2d),
+        # GRUs: input 16, hidden 32, batch 1, batch_first, sequence 20 unless stated.
+        _gru("gru", "1-layer GRU, input 16, hidden 32, batch 1, sequence 20, batch_first", seq=20),
+        _gru("gru_bidirectional", "2-layer bidirectional GRU, input 16, hidden 32, sequence 20",
+             layers=2, bidirectional=True, seq=20),
+        _gru("gru_no_bias", "1-layer GRU without biases", bias=False, seq=20),
+        _gru("gru_time_major", "1-layer GRU, batch_first=False ([T, B, I] input), batch 2",
+             batch_first=False, batch=2, seq=20),
+        _gru("gru_batch4", "1-layer GRU, batch 4", batch=4, seq=20),
+        _gru("gru_h0", "2-layer GRU taking h0 as a second input", layers=2, with_h0=True, seq=20),
+        _gru("gru_deepfilternet", "DeepFilterNet-sized GRU: input 256, hidden 256, sequence 100",
+             256, 256, seq=100),
+        # Single Conv1d layers on a [1, C, 64] input.
+        _conv("conv1d_stride", "Conv1d 8->16, kernel 5, stride 2, padding 2",
+              lambda: nn.Conv1d(8, 16, 5, stride=2, padding=2)),
+        _conv("conv1d_dilation", "Conv1d 8->16, kernel 3, dilation 2, padding 2",
+              lambda: nn.Conv1d(8, 16, 3, dilation=2, padding=2)),
+        _conv("conv1d_depthwise", "depthwise Conv1d 16->16, kernel 3, groups 16",
+              lambda: nn.Conv1d(16, 16, 3, padding=1, groups=16)),
+        _conv("conv1d_grouped", "grouped Conv1d 16->32, kernel 3, groups 4",
+              lambda: nn.Conv1d(16, 32, 3, padding=1, groups=4)),
+        _conv("conv_transpose1d", "ConvTranspose1d 16->8, kernel 4, stride 2, padding 1",
+              lambda: nn.ConvTranspose1d(16, 8, 4, stride=2, padding=1)),
+        # Conv1d stacks and conv + GRU models.
+        Example("wav2letter", "Wav2Letter-like: 8 Conv1d+ReLU, 40 MFCCs x 100 frames",
+                models.wav2letter),
+        Example("tcn", "TCN-like: 4 residual blocks of dilated Conv1d+BatchNorm1d (dilations 1-8), mean + linear head",
+                models.tcn),
+        Example("kws_crnn", "keyword spotting CRNN: 2 Conv1d, bidirectional GRU (batch_first), "
+                "linear; 40 MFCCs x 49 frames", models.kws_crnn,
+                gru_layers=1, gru_bidirectional=True),
+        Example("silero_vad", "Silero-VAD-like: 1-channel audio, strided Conv1d encoder, GRU, "
+                "linear, sigmoid; 32 frames", models.silero_vad, gru_layers=1),
+    )
+}
+
+
+def get(name: str) -> Example:
+    try:
+        return EXAMPLES[name]
+    except KeyError:
+        raise KeyError(f"unknown example '{name}'; examples: {', '.join(EXAMPLES)}") from None

@@ -1,0 +1,169 @@
+"""Model definitions of the example zoo (each function returns `(model, example_inputs)`).
+
+Models with a GRU take `seq`, the number of GRU timesteps, so the benchmark can
+build them at two sequence lengths and measure the ops each timestep costs.
+Audio-like inputs are NCW (batch, channels, time), as PyTorch's Conv1d takes them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class LinearReluConv2d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(torch.relu(self.linear(x)))
+
+
+def linear_relu_conv2d():
+    return LinearReluConv2d(), (torch.randn(1, 2, 8, 8),)
+
+
+# --- GRU ---------------------------------------------------------------------------------
+
+
+class Gru(nn.Module):
+    """An nn.GRU returning both the sequence output and h_n (optionally taking h0)."""
+
+    def __init__(self, input_size, hidden_size, **gru_kwargs):
+        super().__init__()
+        self.gru = nn.GRU(input_size, hidden_size, **gru_kwargs)
+
+    def forward(self, x, *h0):
+        return self.gru(x, *h0)
+
+
+def gru(input_size, hidden_size, *, seq, batch=1, num_layers=1, bidirectional=False,
+        bias=True, batch_first=True, with_h0=False):
+    model = Gru(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional,
+                bias=bias, batch_first=batch_first)
+    x = torch.randn(batch, seq, input_size) if batch_first else torch.randn(seq, batch, input_size)
+    inputs = (x,)
+    if with_h0:
+        inputs += (torch.randn(num_layers * (2 if bidirectional else 1), batch, hidden_size),)
+    return model, inputs
+
+
+# --- Conv1d ------------------------------------------------------------------------------
+
+
+def conv1d_layer(layer: nn.Module, length: int = 64):
+    """One Conv1d / ConvTranspose1d on a [1, in_channels, length] input."""
+    return layer, (torch.randn(1, layer.in_channels, length),)
+
+
+def conv_relu_stack(channels: list[int], kernels: list[int], strides: list[int]) -> nn.Sequential:
+    layers = []
+    for c_in, c_out, k, s in zip(channels, channels[1:], kernels, strides):
+        layers += [nn.Conv1d(c_in, c_out, k, stride=s, padding=k // 2), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+def wav2letter(num_layers=8, features=40, channels=64, classes=29, length=100):
+    """Wav2Letter-like: `num_layers` Conv1d+ReLU; a strided wide first layer, kernel 7
+    in the middle, two pointwise layers at the end (the last one to the classes)."""
+    if num_layers < 3:
+        raise ValueError("wav2letter needs at least 3 layers")
+    widths = [features] + [channels] * (num_layers - 1) + [classes]
+    kernels = [11] + [7] * (num_layers - 3) + [1, 1]
+    strides = [2] + [1] * (num_layers - 1)
+    return conv_relu_stack(widths, kernels, strides), (torch.randn(1, features, length),)
+
+
+def _randomize_batch_norms(model: nn.Module) -> nn.Module:
+    """Trained-looking batch-norm statistics, so folding them is not a no-op."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm1d):
+            with torch.no_grad():
+                m.running_mean.normal_(0.0, 0.2)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0.0, 0.1)
+    return model
+
+
+class TcnBlock(nn.Module):
+    """Two dilated Conv1d+BatchNorm1d, ReLU between, a residual connection, ReLU."""
+
+    def __init__(self, channels, kernel, dilation):
+        super().__init__()
+        pad = dilation * (kernel - 1) // 2
+        self.body = nn.Sequential(
+            nn.Conv1d(channels, channels, kernel, padding=pad, dilation=dilation),
+            nn.BatchNorm1d(channels), nn.ReLU(),
+            nn.Conv1d(channels, channels, kernel, padding=pad, dilation=dilation),
+            nn.BatchNorm1d(channels))
+
+    def forward(self, x):
+        return torch.relu(x + self.body(x))
+
+
+class Tcn(nn.Module):
+    """Input projection, residual dilated blocks, then a classifier on the time-averaged features."""
+
+    def __init__(self, features, channels, dilations, classes):
+        super().__init__()
+        self.blocks = nn.Sequential(nn.Conv1d(features, channels, 1),
+                                    *(TcnBlock(channels, 3, d) for d in dilations))
+        self.classifier = nn.Linear(channels, classes)
+
+    def forward(self, x):  # [B, features, T]
+        return self.classifier(self.blocks(x).mean(dim=2))
+
+
+def tcn(features=16, channels=32, dilations=(1, 2, 4, 8), length=128, classes=10):
+    model = Tcn(features, channels, dilations, classes)
+    return _randomize_batch_norms(model), (torch.randn(1, features, length),)
+
+
+# --- convolutions into a GRU -------------------------------------------------------------
+
+
+class KwsCrnn(nn.Module):
+    """Keyword spotting: Conv1d front end over MFCCs, bidirectional GRU, linear on the last step."""
+
+    def __init__(self, features=40, channels=64, hidden=64, classes=12):
+        super().__init__()
+        self.front = nn.Sequential(
+            nn.Conv1d(features, channels, 5, padding=2), nn.BatchNorm1d(channels), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU())
+        self.gru = nn.GRU(channels, hidden, batch_first=True, bidirectional=True)
+        self.classifier = nn.Linear(2 * hidden, classes)
+
+    def forward(self, mfcc):  # [B, features, T]
+        x = self.front(mfcc).permute(0, 2, 1)  # [B, T, channels]
+        out, _ = self.gru(x)
+        return self.classifier(out[:, -1])
+
+
+def kws_crnn(seq=49):
+    return _randomize_batch_norms(KwsCrnn()), (torch.randn(1, 40, seq),)
+
+
+class SileroVad(nn.Module):
+    """Voice activity: raw audio [B, 1, seq*hop] -> strided Conv1d encoder -> GRU ->
+    linear -> sigmoid, one speech probability per frame [B, seq, 1]."""
+
+    def __init__(self, hop=32, channels=32, hidden=32):
+        super().__init__()
+        self.encoder = nn.Sequential(
+            nn.Conv1d(1, channels, 2 * hop, stride=hop, padding=hop // 2), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU())
+        self.gru = nn.GRU(channels, hidden, batch_first=True)
+        self.decoder = nn.Linear(hidden, 1)
+
+    def forward(self, audio):
+        x = self.encoder(audio).permute(0, 2, 1)  # [B, frames, channels]
+        out, _ = self.gru(x)
+        return torch.sigmoid(self.decoder(out))
+
+
+def silero_vad(seq=32, hop=32):
+    return SileroVad(hop=hop), (torch.randn(1, 1, seq * hop),)

@@ -1,0 +1,292 @@
+"""conv1d-to-conv2d: 1D convolutions (`aten.convolution` with one spatial dim,
+`aten.conv1d.padding`) -> TOSA conv2d / depthwise_conv2d / transpose_conv2d with H = 1.
+
+Layouts (H = 1 everywhere; a transpose or reshape that only moves size-1 dims is free):
+
+    input   NCW  --transpose [0,2,1]--> NWC --reshape--> N,1,W,C   (NHWC)
+    output  N,1,W',O --reshape--> N,W',O --transpose [0,2,1]--> N,O,W'
+    conv2d            weight OIW [O,I,K]  -> OHWI [O,1,K,I]  stride (1,s) dilation (1,d)
+    depthwise_conv2d  weight [C*M,1,K]    -> HWCM [1,K,C,M]  pad [0,0,l,r]
+    transpose_conv2d  weight [I,O/g,K]    -> OHWI [O,1,K,I]  out_pad [0,0,-p,-p+output_padding]
+
+Weights are re-laid out with numpy at compile time (see `conv1d_weights`); they must be
+constants. A missing bias becomes a zero constant. f32 and f16 inputs accumulate in f32.
+
+Padding. zeros: the conv's pad attribute; 'same' is l = d*(K-1)//2, r = d*(K-1) - l;
+'valid' is 0. TOSA needs (W + l + r - d*(K-1) - 1) divisible by the stride where PyTorch
+floors: the right pad is reduced by the remainder (and, if that is not enough, the unused
+trailing input columns are sliced off). reflect / replicate / circular reach us as
+`aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
+lowered on the NCW input with `tb.pad_edges` (slices, reverses and one concat).
+
+Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
+1 < g < C: both lowerings below do exactly the grouped conv's MACs (the reference model's
+run time follows the MACs; a block-diagonal conv2d would do g times as many).
+  g <= PER_GROUP_MAX: per group, a slice of C/g input channels and a conv2d with that
+  group's weight [O/g,1,K,C/g] (sliced at compile time), one concat on C (2g + 1 ops).
+  Above it: a depthwise conv with M = O/g per input channel, whose I/g partial sums per group
+  are added by one reduce_sum (depthwise_conv2d + reduce_sum + free reshapes; its op count
+  does not grow with g, but its depthwise and reduce are slower per MAC on the reference
+  model). Measured (reference model, W = 64..200): per group is 1.1-2x faster for g <= 4,
+  break-even at g = 8, the depthwise sum up to 2.5x faster at g = 16.
+
+Transposed: TOSA transpose_conv2d has no flip, no dilation and no groups: dilation becomes
+zeros between kernel taps and groups a block-diagonal weight. TOSA requires out_pad > -K;
+a larger PyTorch padding crops the rest with one slice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from torch_mlir import ir
+
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+from . import conv1d_weights as cw
+from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
+from .torch_values import constant, dense_constant, int_list, is_none
+
+PER_GROUP_MAX = 4
+PAD_MODES = ("reflect", "replicate", "circular")
+
+
+@dataclass(frozen=True)
+class Conv1d:
+    """A 1D convolution's static configuration (PyTorch's conventions)."""
+
+    op: str
+    batch: int
+    in_channels: int
+    width: int
+    out_channels: int
+    out_width: int
+    kernel: int
+    stride: int
+    pad: tuple[int, int]
+    dilation: int
+    groups: int
+    transposed: bool = False
+    output_padding: int = 0
+
+    def describe(self) -> str:
+        return (f"stride={self.stride}, padding={list(self.pad)}, dilation={self.dilation}, "
+                f"groups={self.groups}, transposed={self.transposed}")
+
+
+# --- reading the torch op -------------------------------------------------------------
+
+
+def _single(values: list[int], what: str, op: str) -> int:
+    if len(values) != 1:
+        raise UnsupportedError(f"{op}: expected one {what} value for a 1D convolution, got {values}")
+    return values[0]
+
+
+def _static(value: ir.Value, what: str, op: str) -> ir.RankedTensorType:
+    builtin = tb.builtin_type_for(value.type)
+    if builtin is None:
+        raise UnsupportedError(f"{op}: {what} must have a static shape, got {value.type}")
+    if str(builtin.element_type) not in ("f32", "f16"):
+        raise UnsupportedError(f"{op}: {what} has element type {builtin.element_type}; "
+                               f"only f32 and f16 are supported")
+    return builtin
+
+
+def _spec(op, name: str, stride, pad, dilation, groups, transposed=False, output_padding=0):
+    x = _static(op.operands[0], "the input", name)
+    w = _static(op.operands[1], "the weight", name)
+    y = _static(op.result, "the result", name)
+    n, c, width = x.shape
+    return Conv1d(name, n, c, width, y.shape[1], y.shape[2], w.shape[2], stride, tuple(pad),
+                  dilation, groups, transposed, output_padding)
+
+
+def _from_convolution(op) -> Conv1d | None:
+    name = "aten.convolution"
+    a = op.operands
+    stride = int_list(a[3], f"{name}: stride")
+    if len(stride) != 1:
+        return None  # not a 1D convolution
+    padding = _single(int_list(a[4], f"{name}: padding"), "padding", name)
+    dilation = _single(int_list(a[5], f"{name}: dilation"), "dilation", name)
+    transposed = bool(constant(a[6], f"{name}: transposed"))
+    output_padding = _single(int_list(a[7], f"{name}: output_padding"), "output_padding", name)
+    groups = int(constant(a[8], f"{name}: groups"))
+    return _spec(op, name, stride[0], (padding, padding), dilation, groups,
+                 transposed, output_padding)
+
+
+def _from_conv1d_padding(op) -> Conv1d:
+    name = "aten.conv1d.padding"
+    a = op.operands
+    stride = _single(int_list(a[3], f"{name}: stride"), "stride", name)
+    mode = constant(a[4], f"{name}: padding")
+    dilation = _single(int_list(a[5], f"{name}: dilation"), "dilation", name)
+    groups = int(constant(a[6], f"{name}: groups"))
+    kernel = _static(a[1], "the weight", name).shape[2]
+    if mode == "valid":
+        pad = (0, 0)
+    elif mode == "same":
+        total = dilation * (kernel - 1)
+        pad = (total // 2, total - total // 2)
+    else:
+        raise UnsupportedError(f"{name}: padding '{mode}' is not supported (use 'same' or 'valid')")
+    return _spec(op, name, stride, pad, dilation, groups)
+
+
+def _weights(op, spec: Conv1d, dtype) -> tuple[np.ndarray, np.ndarray]:
+    w = dense_constant(op.operands[1])
+    if w is None:
+        raise UnsupportedError(f"{spec.op}: the weight must be a compile-time constant "
+                               f"(non-constant conv weights are not supported)")
+    bias_value = op.operands[2]
+    if is_none(bias_value):
+        b = np.zeros(spec.out_channels)
+    else:
+        b = dense_constant(bias_value)
+        if b is None:
+            raise UnsupportedError(f"{spec.op}: the bias must be a compile-time constant")
+    return w.astype(dtype), b.astype(dtype)
+
+
+# --- emitting TOSA ----------------------------------------------------------------------
+
+
+def _exact_padding(spec: Conv1d) -> tuple[int, int, int]:
+    """(left, right, input columns to drop) so that TOSA's exact division holds."""
+    left, right = spec.pad
+    span = spec.width + left + right - spec.dilation * (spec.kernel - 1) - 1
+    if span < 0 or span // spec.stride + 1 != spec.out_width:
+        raise UnsupportedError(f"{spec.op}: output width {spec.out_width} does not match "
+                               f"input width {spec.width} with {spec.describe()}")
+    excess = span % spec.stride
+    cut = min(right, excess)
+    return left, right - cut, excess - cut
+
+
+def _transposed_padding(spec: Conv1d, kernel: int) -> tuple[int, int, int, int]:
+    """(out_pad left, right, output columns to crop left, right); TOSA needs out_pad > -K."""
+    left, right = -spec.pad[0], -spec.pad[1] + spec.output_padding
+    crop_left, crop_right = max(0, -(kernel - 1) - left), max(0, -(kernel - 1) - right)
+    left, right = left + crop_left, right + crop_right
+    if (spec.width - 1) * spec.stride + left + right + kernel - crop_left - crop_right \
+            != spec.out_width:
+        raise UnsupportedError(f"{spec.op}: output width {spec.out_width} does not match "
+                               f"input width {spec.width} with {spec.describe()}")
+    return left, right, crop_left, crop_right
+
+
+def _forward(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray) -> ir.Value:
+    """x [N,1,W,C] -> [N,1,W',O]."""
+    elem = tb.element_type(x)
+    left, right, drop = _exact_padding(spec)
+    if drop:
+        x = tb.slice_(x, [0, 0, 0, 0], [spec.batch, 1, spec.width - drop, spec.in_channels])
+    attrs = dict(pad=[0, 0, left, right], stride=[1, spec.stride], dilation=[1, spec.dilation],
+                 out_hw=[1, spec.out_width])
+    g, c = spec.groups, spec.in_channels
+    if g == c and g > 1:
+        return tb.depthwise_conv2d(x, tb.const(cw.depthwise_hwcm(w, c), elem),
+                                   tb.const(b, elem), **attrs)
+    if g == 1:
+        return tb.conv2d(x, tb.const(cw.conv_ohwi(w), elem), tb.const(b, elem), **attrs)
+    if g <= PER_GROUP_MAX:
+        return _per_group(x, spec, w, b, attrs)
+    hwcm, bias = cw.grouped_as_depthwise(w, b, c, g)
+    partial = tb.depthwise_conv2d(x, tb.const(hwcm, elem), tb.const(bias, elem), **attrs)
+    m = spec.out_channels // g
+    rows = spec.batch * spec.out_width
+    summed = tb.reduce_sum(tb.reshape(partial, [rows, g, c // g, m]), axis=2)
+    return tb.reshape(summed, [spec.batch, 1, spec.out_width, spec.out_channels])
+
+
+def _per_group(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray, attrs: dict) -> ir.Value:
+    """x [N,1,W,C] -> g x (slice C/g channels -> conv2d) -> concat on C: [N,1,W',O]."""
+    elem = tb.element_type(x)
+    per_group = spec.in_channels // spec.groups
+    outs = []
+    for g, (weight, bias) in enumerate(cw.split_groups(w, b, spec.groups)):
+        xg = tb.slice_(x, [0, 0, 0, g * per_group], [spec.batch, 1, tb.shape_of(x)[2], per_group])
+        outs.append(tb.conv2d(xg, tb.const(weight, elem), tb.const(bias, elem), **attrs))
+    return tb.concat(outs, axis=3)
+
+
+def _transposed(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray) -> ir.Value:
+    """x [N,1,W,C] -> [N,1,W',O]."""
+    elem = tb.element_type(x)
+    weight = cw.transpose_conv_ohwi(w, spec.out_channels, spec.groups, spec.dilation)
+    k = weight.shape[2]
+    left, right, crop_left, crop_right = _transposed_padding(spec, k)
+    y = tb.transpose_conv2d(x, tb.const(weight, elem), tb.const(b, elem),
+                            out_pad=[0, 0, left, right], stride=[1, spec.stride],
+                            out_hw=[1, spec.out_width + crop_left + crop_right])
+    return tb.slice_(y, [0, 0, crop_left, 0], [spec.batch, 1, spec.out_width, spec.out_channels])
+
+
+def _lower(op, rewriter, spec: Conv1d) -> None:
+    elem = tb.builtin_type_for(op.operands[0].type).element_type
+    w, b = _weights(op, spec, tb.np_dtype(elem))
+    if spec.transposed:  # check everything that can fail before building any op
+        _transposed_padding(spec, spec.dilation * (spec.kernel - 1) + 1)
+    else:
+        _exact_padding(spec)
+    with rewriter.ip, op.location:
+        x = tb.transpose(tb.to_builtin(op.operands[0]), [0, 2, 1])
+        x = tb.reshape(x, [spec.batch, 1, spec.width, spec.in_channels])
+        y = (_transposed if spec.transposed else _forward)(x, spec, w, b)
+        y = tb.reshape(y, [spec.batch, spec.out_width, spec.out_channels])
+        rewriter.replace_op(op, [tb.from_builtin(tb.transpose(y, [0, 2, 1]))])
+
+
+def lower_convolution(op, rewriter):
+    spec = _from_convolution(op)
+    if spec is None:
+        return NO_MATCH
+    _lower(op, rewriter, spec)
+
+
+def lower_conv1d_padding(op, rewriter):
+    _lower(op, rewriter, _from_conv1d_padding(op))
+
+
+def lower_pad(op, rewriter):
+    """aten.pad(x [N,C,W], [l, r], reflect|replicate|circular) -> slices/reverses + concat."""
+    mode = constant(op.operands[2], "aten.pad: mode")
+    shape = tb.vtensor_shape_and_dtype(op.operands[0].type)[0]
+    if mode not in PAD_MODES or shape is None or len(shape) != 3:
+        return NO_MATCH  # constant padding and other ranks: torch-mlir lowers them
+    _static(op.operands[0], "the input", "aten.pad")
+    pads = int_list(op.operands[1], "aten.pad: pad")
+    width = shape[2]
+    if len(pads) != 2 or min(pads) < 0:
+        raise UnsupportedError(f"aten.pad: {mode} padding {pads} is not supported "
+                               f"(only non-negative padding of the last dim of a 3D tensor)")
+    limit = width - 1 if mode == "reflect" else width if mode == "circular" else None
+    if limit is not None and max(pads) > limit:
+        raise UnsupportedError(f"aten.pad: {mode} padding {pads} must be at most {limit} "
+                               f"for width {width}")
+    with rewriter.ip, op.location:
+        y = tb.pad_edges(tb.to_builtin(op.operands[0]), 2, pads[0], pads[1], mode)
+        rewriter.replace_op(op, [tb.from_builtin(y)])
+
+
+def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
+    del options
+    patterns.add("torch.aten.convolution", guarded(lower_convolution, diagnostics))
+    patterns.add("torch.aten.conv1d.padding", guarded(lower_conv1d_padding, diagnostics))
+    patterns.add("torch.aten.pad", guarded(lower_pad, diagnostics))
+
+
+def run(op, options: dict, diagnostics: Diagnostics) -> None:
+    apply_patterns(op, populate_patterns, options, diagnostics)
+
+
+PASS = PassInfo(
+    flag="conv1d-to-conv2d",
+    description="Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "
+                "conv2d/depthwise_conv2d/transpose_conv2d with H = 1",
+    run=run,
+    owned_aten_ops=("aten.conv1d.padding", "aten.pad.default"),
+)

@@ -1,0 +1,217 @@
+"""fold-layout: sink `tosa.transpose` and unit-dim `tosa.reshape` through layout-agnostic ops
+until inverse pairs meet and cancel.
+
+torch-mlir (and our conv1d lowering) wrap every convolution in layout changes:
+NCW -> transpose/reshape -> N,1,W,C -> conv2d -> reshape/transpose -> NCW. Between
+two convolutions the activations, residual adds and batch norms run in NCW, so
+each layer pays one transpose on the way in and one on the way out. This pass
+moves the layout ops (a "layout" L: a transpose, or a reshape that only adds or
+removes size-1 dims) *down*, toward the outputs, so the NCW->NWC of one layer
+meets the NWC->NCW of the previous one:
+
+  sink      f(L(x))                 -> L(f(x))                f elementwise/unary
+            f(L(a), L(b), c)        -> L(f(a, b, L^-1(c)))     c constant(-derived)
+            reduce(L(x), axis=a)    -> L(reduce(x, axis=L^-1(a)))
+            concat(L(a), L(b), a)   -> L(concat(a, b, L^-1(a)))
+  fold      T(T(x, p), q)           -> T(x, p∘q); identity -> x
+            T(x, p) moving only size-1 dims -> reshape(x)
+            reshape(reshape(x))     -> reshape(x); reshape to the same shape -> x
+  reorder   reshape_squeeze(T(x))   -> T'(reshape'(x))   the transpose runs at the lower rank,
+            T(reshape_expand(x))    -> reshape'(T'(x))   so transposes on both sides of a
+                                                          unit reshape can meet
+
+Constants are re-laid out at compile time (new `tosa.const`); other operands
+computed only from constants get an inverse layout op (folded by canonicalize).
+A layout value with several users is sunk only if every user is itself
+sinkable (a layout op or an op above), so a transpose is never duplicated into
+a user that cannot pass it on (a conv, a matmul, the return).
+
+Termination: sinking only moves layout ops downward, folds remove ops, and a
+reorder strictly lowers a transpose's rank; no pattern moves a layout op up
+past a compute op, so the patterns cannot ping-pong.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from .. import tosa_builders as tb
+from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, owner_op,
+                         perms_of, transpose_after_squeeze, transpose_before_expand)
+from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
+
+UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
+         "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",
+         "tosa.rsqrt", "tosa.sin", "tosa.erf", "tosa.sigmoid", "tosa.tanh", "tosa.clamp",
+         "tosa.cast")
+NARY = ("tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.pow",
+        "tosa.intdiv", "tosa.logical_and", "tosa.logical_or", "tosa.logical_xor",
+        "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.equal",
+        "tosa.greater", "tosa.greater_equal", "tosa.select")
+REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
+          "tosa.reduce_all", "tosa.reduce_any")
+AXIS_OPS = REDUCE + ("tosa.concat",)
+SINKABLE = frozenset(UNARY + NARY + AXIS_OPS + (TRANSPOSE, RESHAPE))
+# Operands after these counts are zero points / shifts, not data.
+DATA_OPERANDS = {"tosa.mul": 2, "tosa.negate": 1}
+MAX_CONSTANT_DEPTH = 6
+
+
+# --- when to sink ---------------------------------------------------------------------------
+
+
+def _can_sink(value: ir.Value) -> bool:
+    users = [use.owner.operation.name for use in value.uses]
+    return len(users) == 1 or all(name in SINKABLE for name in users)
+
+
+def _is_constant_like(value: ir.Value, depth: int = MAX_CONSTANT_DEPTH) -> bool:
+    """True when `value` is computed from constants only (a few ops deep)."""
+    op = owner_op(value)
+    if op is None or depth == 0 or len(op.regions) or not op.name.startswith("tosa."):
+        return False
+    if op.name in ("tosa.const", "tosa.const_shape"):
+        return True
+    return all(_is_constant_like(v, depth - 1) for v in op.operands)
+
+
+def _existing_inverse(lead: Layout, value: ir.Value, op: ir.Operation) -> ir.Value | None:
+    """A user of `value` above `op` that already lays it out like `lead`'s input, if any.
+
+    E.g. the input transpose of a residual block: add(T(y), x) -> T(add(y, T^-1(x))) costs
+    nothing when T^-1(x) already feeds the block's first convolution.
+    """
+    want = lead.invert_shape(tb.shape_of(value))
+    for use in value.uses:
+        user = use.owner.operation
+        if (user.name != (RESHAPE if lead.perms is None else TRANSPOSE) or user.block != op.block
+                or not user.is_before_in_block(op) or tb.shape_of(user.results[0]) != want):
+            continue
+        if not list(user.results[0].uses):
+            # Dead: left behind by an earlier rewrite and not yet erased. Reusing it would
+            # flip `op` back to the layout it was just moved out of, forever.
+            continue
+        if lead.perms is None or perms_of(user) == inverse(lead.perms):
+            return user.results[0]
+    return None
+
+
+def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
+    """A callable building `value` in `lead`'s input layout, or None if it cannot be had."""
+    if lead.matches(value):
+        return lambda: layout_of(value).source
+    existing = _existing_inverse(lead, value, op)
+    if existing is not None:
+        return lambda: existing
+    if not _is_constant_like(value) or lead.invert_shape(tb.shape_of(value)) is None:
+        return None
+    data, elem = tb.elements_of(value), tb.element_type(value)
+    if data is not None and _has_np_dtype(elem):
+        array = lead.invert_constant(data)
+        return lambda: tb.const(array, elem)
+    return lambda: lead.invert_value(value)
+
+
+def _has_np_dtype(elem: ir.Type) -> bool:
+    try:
+        tb.np_dtype(elem)
+        return True
+    except ValueError:
+        return False
+
+
+# --- sink -------------------------------------------------------------------------------------
+
+
+def sink_layout(op, rewriter):
+    """f(L(a), L(b), c) -> L(f(a, b, L^-1(c))) for layout-agnostic f (axis attributes remapped)."""
+    op = op.operation
+    n = DATA_OPERANDS.get(op.name, len(op.operands))
+    data, rest = list(op.operands)[:n], list(op.operands)[n:]
+    moved = [v for v in data if layout_of(v) is not None and not _is_constant_like(v)]
+    if not moved or not all(_can_sink(v) for v in moved):
+        return NO_MATCH
+    lead = layout_of(moved[0])
+    builders = [_inverted_operand(lead, v, op) for v in data]
+    out_shape = tb.shape_of(op.result)
+    new_shape = lead.invert_shape(out_shape)
+    if any(b is None for b in builders) or new_shape is None:
+        return NO_MATCH
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    if op.name in AXIS_OPS:
+        axis = lead.map_axis(ir.IntegerAttr(attributes["axis"]).value)
+        if axis is None:
+            return NO_MATCH
+        attributes["axis"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), axis)
+    with rewriter.ip:
+        operands = [build() for build in builders] + rest
+        new_type = tb.tensor_type(new_shape, tb.element_type(op.result))
+        new = ir.Operation.create(op.name, results=[new_type], operands=operands,
+                                  attributes=attributes)
+        result = lead.apply(new.result, out_shape)
+    rewriter.replace_op(op, [result])
+
+
+# --- fold and reorder ----------------------------------------------------------------------------
+
+
+def fold_transpose(op, rewriter):
+    """Unit-dim transpose -> reshape; T(T(x)) -> T(x); T(reshape_expand(x)) -> reshape(T'(x))."""
+    op = op.operation
+    x, perms = op.operands[0], perms_of(op)
+    producer, dst = owner_op(x), tb.shape_of(op.result)
+    if tb.moves_only_unit_dims(tb.shape_of(x), perms):
+        with rewriter.ip:
+            result = tb.reshape(x, dst)
+    elif producer is not None and producer.name == TRANSPOSE:
+        inner = perms_of(producer)
+        with rewriter.ip:
+            result = tb.transpose(producer.operands[0], [inner[p] for p in perms])
+    elif (layout_of(x) is not None and producer.name == RESHAPE and len(list(x.uses)) == 1
+          and len(tb.shape_of(producer.operands[0])) < len(dst)):
+        with rewriter.ip:
+            result = transpose_before_expand(producer.operands[0], tb.shape_of(x), perms, dst)
+    else:
+        return NO_MATCH
+    rewriter.replace_op(op, [result])
+
+
+def fold_reshape(op, rewriter):
+    """Same-shape reshape -> x; R(R(x)) -> R(x); squeeze(T(x)) -> T'(squeeze'(x))."""
+    op = op.operation
+    x, dst = op.operands[0], tb.shape_of(op.result)
+    producer = owner_op(x)
+    if tb.shape_of(x) == dst:
+        result = x
+    elif producer is not None and producer.name == RESHAPE:
+        with rewriter.ip:
+            result = tb.reshape(producer.operands[0], dst)
+    elif (producer is not None and producer.name == TRANSPOSE and len(list(x.uses)) == 1
+          and layout_of(op.result) is not None and len(dst) < len(tb.shape_of(x))):
+        with rewriter.ip:
+            result = transpose_after_squeeze(producer.operands[0], perms_of(producer), dst)
+    else:
+        return NO_MATCH
+    rewriter.replace_op(op, [result])
+
+
+# --- the pass ------------------------------------------------------------------------------------
+
+
+def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
+    for name in UNARY + NARY + AXIS_OPS:
+        patterns.add(name, guarded(sink_layout, diagnostics))
+    patterns.add(TRANSPOSE, guarded(fold_transpose, diagnostics))
+    patterns.add(RESHAPE, guarded(fold_reshape, diagnostics))
+
+
+def run(op, options: dict, diagnostics: Diagnostics) -> None:
+    apply_patterns(op, populate_patterns, options, diagnostics)
+
+
+PASS = PassInfo(
+    flag="fold-layout",
+    description="Sink tosa.transpose and unit-dim reshapes through layout-agnostic ops; "
+                "cancel inverse pairs",
+    run=run,
+)

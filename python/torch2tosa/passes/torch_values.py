@@ -1,0 +1,67 @@
+"""Reading compile-time values out of torch-dialect IR (constants, int lists, literals)."""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+def op_name(value: ir.Value) -> str | None:
+    op = defining_op(value)
+    return op.name if op is not None else None
+
+
+def is_none(value: ir.Value) -> bool:
+    return op_name(value) == "torch.constant.none"
+
+
+def constant(value: ir.Value, what: str):
+    """The Python value of a torch.constant.{int,float,bool,str}; UnsupportedError otherwise."""
+    op = defining_op(value)
+    name = op.name if op is not None else None
+    if name == "torch.constant.int":
+        return ir.IntegerAttr(op.attributes["value"]).value
+    if name == "torch.constant.float":
+        return ir.FloatAttr(op.attributes["value"]).value
+    if name == "torch.constant.bool":
+        return ir.BoolAttr(op.attributes["value"]).value
+    if name == "torch.constant.str":
+        return ir.StringAttr(op.attributes["value"]).value
+    raise UnsupportedError(f"{what} must be a compile-time constant")
+
+
+def int_list(value: ir.Value, what: str) -> list[int]:
+    """The ints of a `torch.prim.ListConstruct` of constant ints."""
+    op = defining_op(value)
+    if op is None or op.name != "torch.prim.ListConstruct":
+        raise UnsupportedError(f"{what} must be a constant list of ints")
+    return [int(constant(v, what)) for v in op.operands]
+
+
+def static_shape(value: ir.Value) -> list[int] | None:
+    return tb.vtensor_shape_and_dtype(value.type)[0]
+
+
+def dense_constant(value: ir.Value) -> np.ndarray | None:
+    """The data of a dense `torch.vtensor.literal` (see tb.elements_of), else None."""
+    return tb.elements_of(value)
+
+
+def literal(array: np.ndarray, like: ir.Value) -> ir.Value:
+    """A `torch.vtensor.literal` holding `array` with the element type of `like`."""
+    builtin = tb.builtin_type_for(like.type)
+    elem = builtin.element_type
+    attr = tb.dense_attr(array, elem)
+    return ir.Operation.create(
+        "torch.vtensor.literal", results=[tb.vtensor_type(list(array.shape), elem)],
+        attributes={"value": attr}).result

@@ -1,0 +1,77 @@
+// RUN: torch2tosa-opt %s --conv1d-to-conv2d --split-input-file | filecheck %s
+
+// COM: reflect [2, 1] on W=5: reverse(x[1:3]) ++ x ++ reverse(x[3:4]) (size-1 reverse is free).
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[L:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x2xf32>
+// CHECK-DAG:     %[[LR:.*]] = tosa.reverse %[[L]] {axis = 2 : i32} : (tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
+// CHECK-DAG:     %[[R:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x1xf32>
+// CHECK:         %[[CAT:.*]] = tosa.concat %[[LR]], %[[X]], %[[R]] {axis = 2 : i32} {{.*}} -> tensor<1x2x8xf32>
+// CHECK:         torch_c.from_builtin_tensor %[[CAT]]
+// CHECK-NOT:     torch.aten.pad
+func.func @pad_reflect(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,8],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %pad = torch.prim.ListConstruct %int2, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %str = torch.constant.str "reflect"
+  %none = torch.constant.none
+  %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,2,5],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,2,8],f32>
+  return %0 : !torch.vtensor<[1,2,8],f32>
+}
+
+// -----
+
+// COM: replicate [2, 1]: the edge columns, repeated, in one concat.
+// CHECK-LABEL: func.func @pad_replicate
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[FIRST:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x1xf32>
+// CHECK-DAG:     %[[LAST:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x1xf32>
+// CHECK:         tosa.concat %[[FIRST]], %[[FIRST]], %[[X]], %[[LAST]] {axis = 2 : i32} {{.*}} -> tensor<1x2x8xf32>
+// CHECK-NOT:     tosa.reverse
+func.func @pad_replicate(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,8],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %pad = torch.prim.ListConstruct %int2, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %str = torch.constant.str "replicate"
+  %none = torch.constant.none
+  %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,2,5],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,2,8],f32>
+  return %0 : !torch.vtensor<[1,2,8],f32>
+}
+
+// -----
+
+// COM: circular [2, 1]: x[3:5] ++ x ++ x[0:1].
+// CHECK-LABEL: func.func @pad_circular
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[TAIL:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x2xf32>
+// CHECK-DAG:     %[[HEAD:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x1xf32>
+// CHECK:         tosa.concat %[[TAIL]], %[[X]], %[[HEAD]] {axis = 2 : i32} {{.*}} -> tensor<1x2x8xf32>
+func.func @pad_circular(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,8],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %pad = torch.prim.ListConstruct %int2, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %str = torch.constant.str "circular"
+  %none = torch.constant.none
+  %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,2,5],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,2,8],f32>
+  return %0 : !torch.vtensor<[1,2,8],f32>
+}
+
+// -----
+
+// COM: Constant padding is left to torch-mlir (tosa.pad); so is a 4D reflect pad.
+// CHECK-LABEL: func.func @pad_constant_not_matched
+// CHECK:         torch.aten.pad
+// CHECK:         torch.aten.pad
+// CHECK-NOT:     tosa.
+func.func @pad_constant_not_matched(%arg0: !torch.vtensor<[1,2,5],f32>, %arg1: !torch.vtensor<[1,1,3,3],f32>) -> (!torch.vtensor<[1,2,8],f32>, !torch.vtensor<[1,1,5,5],f32>) {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %pad = torch.prim.ListConstruct %int2, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %constant = torch.constant.str "constant"
+  %reflect = torch.constant.str "reflect"
+  %none = torch.constant.none
+  %0 = torch.aten.pad %arg0, %pad, %constant, %none : !torch.vtensor<[1,2,5],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,2,8],f32>
+  %pad4 = torch.prim.ListConstruct %int1, %int1, %int1, %int1 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.pad %arg1, %pad4, %reflect, %none : !torch.vtensor<[1,1,3,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,1,5,5],f32>
+  return %0, %1 : !torch.vtensor<[1,2,8],f32>, !torch.vtensor<[1,1,5,5],f32>
+}

@@ -1,0 +1,118 @@
+"""fold-layout end to end: conv stacks run in NHWC between their boundary transposes.
+
+Every test compiles with the default pipeline (tosa-validate included), runs the
+flatbuffer on the TOSA reference model, compares with PyTorch (max abs error
+<= 1e-5) and counts the layout ops left in the graph.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from conftest import compile_and_check
+
+ACTIVATIONS = {
+    "relu": nn.ReLU,
+    "sigmoid": nn.Sigmoid,
+    "tanh": nn.Tanh,
+    "gelu": nn.GELU,
+    "silu": nn.SiLU,
+    "hardtanh": nn.Hardtanh,
+    "leaky_relu": nn.LeakyReLU,
+}
+
+
+class ConvStack(nn.Module):
+    """`depth` x (conv -> [batch norm] -> activation), optionally with residual adds."""
+
+    def __init__(self, dims: int, depth: int, channels: int = 8, act: str = "relu",
+                 residual: bool = False, batch_norm: str = "none"):
+        super().__init__()
+        conv = nn.Conv1d if dims == 1 else nn.Conv2d
+        norm = nn.BatchNorm1d if dims == 1 else nn.BatchNorm2d
+        self.convs = nn.ModuleList(conv(channels, channels, 3, padding=1) for _ in range(depth))
+        self.norms = nn.ModuleList(norm(channels) for _ in range(depth))
+        for bn in self.norms:  # non-trivial statistics
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 1.5)
+            bn.weight.data.uniform_(0.5, 1.5)
+            bn.bias.data.uniform_(-0.5, 0.5)
+        self.act = ACTIVATIONS[act]()
+        self.residual, self.batch_norm = residual, batch_norm
+
+    def forward(self, x):
+        for conv, bn in zip(self.convs, self.norms):
+            y = conv(x)
+            if self.batch_norm == "before_act":
+                y = bn(y)
+            y = self.act(y)
+            if self.batch_norm == "after_act":
+                y = bn(y)
+            x = y + x if self.residual else y
+        return x
+
+
+def _layout_ops(compiled) -> tuple[int, int]:
+    counts = compiled.op_counts()
+    return counts["tosa.transpose"], counts["tosa.reshape"]
+
+
+def test_fold_layout_conv2d_relu_stack():
+    compiled = compile_and_check(ConvStack(2, 4), (torch.randn(1, 8, 6, 6),))
+    assert _layout_ops(compiled)[0] == 2
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_fold_layout_conv1d_relu_stack(batch):
+    compiled = compile_and_check(ConvStack(1, 10), (torch.randn(batch, 8, 16),))
+    transposes, reshapes = _layout_ops(compiled)
+    assert transposes == 2 and reshapes <= 2, (transposes, reshapes)
+
+
+@pytest.mark.parametrize("act", sorted(ACTIVATIONS))
+def test_fold_layout_conv1d_activations(act):
+    compiled = compile_and_check(ConvStack(1, 3, act=act), (torch.randn(2, 8, 16),))
+    transposes, reshapes = _layout_ops(compiled)
+    assert transposes == 2 and reshapes <= 2, (transposes, reshapes)
+
+
+def test_fold_layout_conv1d_residual():
+    compiled = compile_and_check(ConvStack(1, 4, residual=True), (torch.randn(2, 8, 16),))
+    transposes, reshapes = _layout_ops(compiled)
+    assert transposes == 2 and reshapes <= 2, (transposes, reshapes)
+
+
+@pytest.mark.parametrize("where", ["before_act", "after_act"])
+def test_fold_layout_conv1d_batch_norm(where):
+    compiled = compile_and_check(ConvStack(1, 4, batch_norm=where), (torch.randn(2, 8, 16),))
+    transposes, reshapes = _layout_ops(compiled)
+    assert transposes == 2 and reshapes <= 2, (transposes, reshapes)
+
+
+@pytest.mark.parametrize("residual", [False, True])
+def test_fold_layout_conv1d_channels_last_io(residual):
+    compiled = compile_and_check(ConvStack(1, 4, residual=residual), (torch.randn(2, 8, 16),),
+                                 channels_last_io=True)
+    transposes, reshapes = _layout_ops(compiled)
+    assert transposes == 0 and reshapes <= 2, (transposes, reshapes)
+
+
+class Branches(nn.Module):
+    """Two conv branches concatenated on channels, then a mean over time."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv1d(4, 6, 3, padding=1), nn.Conv1d(4, 6, 5, padding=2)
+        self.c = nn.Conv1d(12, 8, 1)
+
+    def forward(self, x):
+        h = torch.cat([torch.relu(self.a(x)), torch.tanh(self.b(x))], dim=1)
+        return torch.relu(self.c(h)).mean(dim=2, keepdim=True)
+
+
+def test_fold_layout_conv1d_concat_mean():
+    compiled = compile_and_check(Branches(), (torch.randn(2, 4, 16),))
+    transposes, _ = _layout_ops(compiled)
+    assert transposes <= 2, transposes
