@@ -12,7 +12,8 @@ slope of total ops between sequence lengths 10 and 20, per GRU layer), .tosa
 size, compile time (export + import + pipeline), reference-model run time
 (median of repeats) and max abs error against eager PyTorch.
 
-Writes bench/results.json and bench/results.md and prints the table and the targets.
+Writes bench/results.json and bench/results.md, prints the table and the targets,
+and (on a full run) replaces the README's benchmark section with the new results.
 """
 
 from __future__ import annotations
@@ -445,6 +446,20 @@ def write_reports(rows, forms, ts, env, out_dir: Path) -> str:
     return text
 
 
+README = HERE.parent / "README.md"
+README_BEGIN = "<!-- BEGIN BENCHMARK RESULTS (written by `make bench`) -->"
+README_END = "<!-- END BENCHMARK RESULTS -->"
+
+
+def update_readme(results_md: str) -> None:
+    """Puts the latest full run into the README, between the two markers."""
+    text = README.read_text()
+    begin, end = text.index(README_BEGIN), text.index(README_END)
+    body = results_md.split("\n", 1)[1].strip()  # without the "# torch2tosa benchmark" title
+    body = body.replace("\n## ", "\n#### ")
+    README.write_text(text[:begin] + README_BEGIN + "\n" + body + "\n" + text[end:])
+
+
 # --- main ---------------------------------------------------------------------------------
 
 
@@ -471,7 +486,10 @@ def main(argv=None) -> int:
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     ts = targets(rows, forms)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    print(write_reports(rows, forms, ts, environment(), args.output_dir))
+    results_md = write_reports(rows, forms, ts, environment(), args.output_dir)
+    print(results_md)
+    if not (args.only or args.quick or args.no_gru_forms):
+        update_readme(results_md)
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)
     return 0

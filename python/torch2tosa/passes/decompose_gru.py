@@ -41,7 +41,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .gru_recurrence import GruLayerWeights, run_layer_unrolled
-from .pass_base import NO_MATCH, Diagnostics, PassInfo, PassOption, apply_patterns, guarded
+from .pass_base import NO_MATCH, Diagnostics, PassOption, guarded, pattern_pass
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
@@ -278,14 +278,11 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.operator", guarded(decompose_gru, diagnostics))
 
 
-def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    apply_patterns(op, populate_patterns, options, diagnostics)
 
-
-PASS = PassInfo(
-    flag="decompose-gru",
-    description="Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
-    run=run,
+PASS = pattern_pass(
+    "decompose-gru",
+    "Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
+    populate_patterns,
     options=(PassOption("form", "unrolled", ("unrolled", "loop"),
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
     owned_aten_ops=("aten.gru.input", "aten.gru.data"),

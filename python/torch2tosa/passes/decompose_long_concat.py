@@ -13,7 +13,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
+from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 
 
 def split_concat(op, rewriter):
@@ -28,12 +28,9 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add(tosa.ConcatOp, guarded(split_concat, diagnostics))
 
 
-def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    apply_patterns(op, populate_patterns, options, diagnostics)
 
-
-PASS = PassInfo(
-    flag="decompose-long-concat",
-    description="Split tosa.concat ops with more than 64 inputs (TOSA level 8K) into a tree",
-    run=run,
+PASS = pattern_pass(
+    "decompose-long-concat",
+    "Split tosa.concat ops with more than 64 inputs (TOSA level 8K) into a tree",
+    populate_patterns,
 )

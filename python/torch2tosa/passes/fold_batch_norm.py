@@ -32,7 +32,7 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
+from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 from .torch_values import constant, defining_op, dense_constant, is_none, literal
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
@@ -200,14 +200,11 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.aten.sub.Tensor", guarded(fold_sub, diagnostics))
 
 
-def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    apply_patterns(op, populate_patterns, options, diagnostics)
 
-
-PASS = PassInfo(
-    flag="fold-batch-norm",
-    description="Fold inference batch norm and constant per-channel scale/shift into the "
-                "preceding convolution's weights and bias (else a constant scale + shift)",
-    run=run,
+PASS = pattern_pass(
+    "fold-batch-norm",
+    "Fold inference batch norm and constant per-channel scale/shift into the "
+    "preceding convolution's weights and bias (else a constant scale + shift)",
+    populate_patterns,
     owned_aten_ops=("aten._native_batch_norm_legit_no_training.default",),
 )

@@ -38,7 +38,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, owner_op,
                          perms_of, transpose_after_squeeze, transpose_before_expand)
-from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
+from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
          "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",
@@ -205,13 +205,10 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add(RESHAPE, guarded(fold_reshape, diagnostics))
 
 
-def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    apply_patterns(op, populate_patterns, options, diagnostics)
 
-
-PASS = PassInfo(
-    flag="fold-layout",
-    description="Sink tosa.transpose and unit-dim reshapes through layout-agnostic ops; "
-                "cancel inverse pairs",
-    run=run,
+PASS = pattern_pass(
+    "fold-layout",
+    "Sink tosa.transpose and unit-dim reshapes through layout-agnostic ops; "
+    "cancel inverse pairs",
+    populate_patterns,
 )

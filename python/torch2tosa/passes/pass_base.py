@@ -13,6 +13,7 @@ returns `None`.
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -90,8 +91,7 @@ class PassInfo:
             except UnsupportedError as e:
                 diagnostics.error(op.location, str(e))
             except Exception as e:  # a bug in the pass: report it, never crash the host
-                diagnostics.error(op.location, f"internal error in pass '{flag}': "
-                                  f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+                diagnostics.error(op.location, internal_error(f"pass '{flag}'", e))
             if diagnostics.emit():
                 pass_.signal_pass_failure()
 
@@ -100,6 +100,15 @@ class PassInfo:
 
 
 Pattern = Callable[[ir.OpView, object], object]
+
+
+def internal_error(where: str, e: Exception) -> str:
+    """A bug of ours, reported as a diagnostic; the traceback only with TORCH2TOSA_DEBUG=1."""
+    message = (f"internal error in {where}: {type(e).__name__}: {e} "
+               f"(please report it; TORCH2TOSA_DEBUG=1 shows the Python traceback)")
+    if os.environ.get("TORCH2TOSA_DEBUG"):
+        message += "\n" + traceback.format_exc()
+    return message
 
 
 def guarded(pattern: Callable, diagnostics: Diagnostics) -> Pattern:
@@ -113,8 +122,7 @@ def guarded(pattern: Callable, diagnostics: Diagnostics) -> Pattern:
             diagnostics.error(op.location, str(e))
             return NO_MATCH
         except Exception as e:
-            diagnostics.error(op.location, f"internal error in pattern '{pattern.__name__}': "
-                              f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+            diagnostics.error(op.location, internal_error(f"pattern '{pattern.__name__}'", e))
             return NO_MATCH
 
     return apply
@@ -130,6 +138,17 @@ def apply_patterns(
     patterns = RewritePatternSet()
     populate(patterns, options, diagnostics)
     apply_patterns_and_fold_greedily(op, patterns.freeze())
+
+
+def pattern_pass(flag: str, description: str, populate, options: tuple[PassOption, ...] = (),
+                 owned_aten_ops: tuple[str, ...] = ()) -> PassInfo:
+    """A pass that applies the patterns `populate` adds, greedily, to the whole module."""
+
+    def run(op, pass_options: dict, diagnostics: Diagnostics) -> None:
+        apply_patterns(op, populate, pass_options, diagnostics)
+
+    run.__module__ = populate.__module__  # the docs read the pass module's docstring
+    return PassInfo(flag, description, run, options, owned_aten_ops)
 
 
 def operand_owner_name(value: ir.Value) -> str | None:
