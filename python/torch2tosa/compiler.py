@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 import torch
+from torch_mlir import ir
 
 from . import pipeline as pl
 from . import reference, serialize, stats
@@ -36,29 +38,33 @@ class CheckReport:
 
 @dataclass
 class CompiledModel:
-    """A model compiled to TOSA: its MLIR, its flatbuffer, and a reference-model runner."""
+    """A model compiled to TOSA: its MLIR module and text, its flatbuffer, a reference-model runner."""
 
     name: str
-    mlir: str
+    module: ir.Module
     pipeline: list[str]
     timings: list[tuple[str, float]] = field(default_factory=list)
-    _module: object = None
     _model: torch.nn.Module | None = None
     _example_inputs: tuple = ()
     _flatbuffer: bytes | None = None
     # rank-3 inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W.
     channels_last_io: bool = False
 
+    @functools.cached_property
+    def mlir(self) -> str:
+        """The TOSA MLIR text (printed on first use: it holds every weight)."""
+        return serialize.module_asm(self.module)
+
     @property
     def flatbuffer(self) -> bytes:
         if self._flatbuffer is None:
             start = time.perf_counter()
-            self._flatbuffer = serialize.to_flatbuffer(self._module)
+            self._flatbuffer = serialize.to_flatbuffer(self.module)
             self.timings.append(("serialize", time.perf_counter() - start))
         return self._flatbuffer
 
     def op_counts(self):
-        return stats.op_counts(self._module)
+        return stats.op_counts(self.module)
 
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir; neither is left half-written on failure."""
@@ -137,6 +143,5 @@ def compile(
     record("import", time.perf_counter() - start)
     with context:
         pl.run_pipeline(module, steps, name=name, on_stage=record)
-    return CompiledModel(name=name, mlir=serialize.module_asm(module),
-                         pipeline=steps, timings=timings, _module=module, _model=model,
+    return CompiledModel(name=name, module=module, pipeline=steps, timings=timings, _model=model,
                          _example_inputs=example_inputs, channels_last_io=channels_last_io)

@@ -45,8 +45,8 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from . import conv1d_weights as cw
-from .pass_base import NO_MATCH, Diagnostics, PassInfo, apply_patterns, guarded
-from .torch_values import constant, dense_constant, int_list, is_none
+from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 
 PER_GROUP_MAX = 4
 PAD_MODES = ("reflect", "replicate", "circular")
@@ -84,20 +84,10 @@ def _single(values: list[int], what: str, op: str) -> int:
     return values[0]
 
 
-def _static(value: ir.Value, what: str, op: str) -> ir.RankedTensorType:
-    builtin = tb.builtin_type_for(value.type)
-    if builtin is None:
-        raise UnsupportedError(f"{op}: {what} must have a static shape, got {value.type}")
-    if str(builtin.element_type) not in ("f32", "f16"):
-        raise UnsupportedError(f"{op}: {what} has element type {builtin.element_type}; "
-                               f"only f32 and f16 are supported")
-    return builtin
-
-
 def _spec(op, name: str, stride, pad, dilation, groups, transposed=False, output_padding=0):
-    x = _static(op.operands[0], "the input", name)
-    w = _static(op.operands[1], "the weight", name)
-    y = _static(op.result, "the result", name)
+    x = static_float_tensor(op.operands[0], "the input", name)
+    w = static_float_tensor(op.operands[1], "the weight", name)
+    y = static_float_tensor(op.result, "the result", name)
     n, c, width = x.shape
     return Conv1d(name, n, c, width, y.shape[1], y.shape[2], w.shape[2], stride, tuple(pad),
                   dilation, groups, transposed, output_padding)
@@ -125,7 +115,7 @@ def _from_conv1d_padding(op) -> Conv1d:
     mode = constant(a[4], f"{name}: padding")
     dilation = _single(int_list(a[5], f"{name}: dilation"), "dilation", name)
     groups = int(constant(a[6], f"{name}: groups"))
-    kernel = _static(a[1], "the weight", name).shape[2]
+    kernel = static_float_tensor(a[1], "the weight", name).shape[2]
     if mode == "valid":
         pad = (0, 0)
     elif mode == "same":
@@ -257,7 +247,7 @@ def lower_pad(op, rewriter):
     shape = tb.vtensor_shape_and_dtype(op.operands[0].type)[0]
     if mode not in PAD_MODES or shape is None or len(shape) != 3:
         return NO_MATCH  # constant padding and other ranks: torch-mlir lowers them
-    _static(op.operands[0], "the input", "aten.pad")
+    static_float_tensor(op.operands[0], "the input", "aten.pad")
     pads = int_list(op.operands[1], "aten.pad: pad")
     width = shape[2]
     if len(pads) != 2 or min(pads) < 0:
@@ -279,14 +269,11 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.aten.pad", guarded(lower_pad, diagnostics))
 
 
-def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    apply_patterns(op, populate_patterns, options, diagnostics)
 
-
-PASS = PassInfo(
-    flag="conv1d-to-conv2d",
-    description="Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "
-                "conv2d/depthwise_conv2d/transpose_conv2d with H = 1",
-    run=run,
+PASS = pattern_pass(
+    "conv1d-to-conv2d",
+    "Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "
+    "conv2d/depthwise_conv2d/transpose_conv2d with H = 1",
+    populate_patterns,
     owned_aten_ops=("aten.conv1d.padding", "aten.pad.default"),
 )

@@ -42,6 +42,7 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .gru_recurrence import GruLayerWeights, run_layer_unrolled
 from .pass_base import NO_MATCH, Diagnostics, PassOption, guarded, pattern_pass
+from .torch_values import constant, static_float_tensor
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
@@ -70,14 +71,7 @@ class GruConfig:
 
 
 def _constant(value: ir.Value, what: str):
-    owner = value.owner
-    name = owner.operation.name if not isinstance(owner, ir.Block) else None
-    if name in ("torch.constant.bool", "torch.constant.int", "torch.constant.float"):
-        attr = owner.operation.attributes["value"]
-        if name == "torch.constant.bool":
-            return ir.BoolAttr(attr).value
-        return ir.IntegerAttr(attr).value if name == "torch.constant.int" else ir.FloatAttr(attr).value
-    raise UnsupportedError(f"aten.gru.input: '{what}' must be a compile-time constant")
+    return constant(value, f"aten.gru.input: '{what}'")
 
 
 def _config(op) -> GruConfig:
@@ -182,15 +176,8 @@ def _layer_weights(params, cfg: GruConfig, layer: int, batch: int, elem) -> GruL
 
 
 def _static_builtin(value: ir.Value, what: str) -> ir.RankedTensorType:
-    builtin = tb.builtin_type_for(value.type)
-    if builtin is None:
-        raise UnsupportedError(f"aten.gru.input: {what} must have a static shape and a float "
-                               f"element type (dynamic sequence length is not supported), "
-                               f"got {value.type}")
-    if str(builtin.element_type) not in ("f32", "f16"):
-        raise UnsupportedError(f"aten.gru.input: {what} has element type "
-                               f"{builtin.element_type}; only f32 and f16 are supported")
-    return builtin
+    return static_float_tensor(value, what, "aten.gru.input",
+                               shape_note=" (dynamic sequence length is not supported)")
 
 
 def _check_supported(cfg: GruConfig) -> None:

@@ -48,6 +48,20 @@ def int_list(value: ir.Value, what: str) -> list[int]:
     return [int(constant(v, what)) for v in op.operands]
 
 
+def static_float_tensor(value: ir.Value, what: str, op: str,
+                        shape_note: str = "") -> ir.RankedTensorType:
+    """The builtin type of a statically shaped f32/f16 `!torch.vtensor`; UnsupportedError otherwise."""
+    shape, dtype = tb.vtensor_shape_and_dtype(value.type)
+    if shape is None:
+        raise UnsupportedError(f"{op}: {what} must have a static shape{shape_note}, "
+                               f"got {value.type}")
+    builtin = tb.builtin_type_for(value.type)
+    if builtin is None or str(builtin.element_type) not in ("f32", "f16"):
+        raise UnsupportedError(f"{op}: {what} has element type {dtype}; "
+                               f"only f32 and f16 are supported")
+    return builtin
+
+
 def static_shape(value: ir.Value) -> list[int] | None:
     return tb.vtensor_shape_and_dtype(value.type)[0]
 

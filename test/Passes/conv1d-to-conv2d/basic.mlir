@@ -83,17 +83,15 @@ func.func @conv1d_depthwise(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtenso
 // CHECK-LABEL: func.func @conv1d_grouped_per_group
 // CHECK-DAG:     %[[W0:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00]]]]> : tensor<1x1x1x2xf32>
 // CHECK-DAG:     %[[W1:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}3.000000e+00, 4.000000e+00]]]]> : tensor<1x1x1x2xf32>
+// CHECK-DAG:     %[[AT0:.*]] = tosa.const_shape {values = dense<0> : tensor<4xindex>}
+// CHECK-DAG:     %[[AT2:.*]] = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>}
 // CHECK:         %[[X:.*]] = tosa.reshape {{.*}} -> tensor<1x1x3x4xf32>
-// CHECK:         %[[X0:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x1x3x2xf32>
+// CHECK:         %[[X0:.*]] = tosa.slice %[[X]], %[[AT0]], {{.*}} -> tensor<1x1x3x2xf32>
 // CHECK:         %[[Y0:.*]] = tosa.conv2d %[[X0]], %[[W0]], {{.*}} -> tensor<1x1x3x1xf32>
-// CHECK:         %[[X1:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x1x3x2xf32>
+// CHECK:         %[[X1:.*]] = tosa.slice %[[X]], %[[AT2]], {{.*}} -> tensor<1x1x3x2xf32>
 // CHECK:         %[[Y1:.*]] = tosa.conv2d %[[X1]], %[[W1]], {{.*}} -> tensor<1x1x3x1xf32>
 // CHECK:         tosa.concat %[[Y0]], %[[Y1]] {axis = 3 : i32} : {{.*}} -> tensor<1x1x3x2xf32>
 // CHECK-NOT:     tosa.conv2d
-// CHECK-NOT:     tosa.depthwise_conv2d
-func.func @conv1d_grouped_per_group
-// CHECK-DAG:     %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}0.000000e+00, 0.000000e+00, 3.000000e+00, 4.000000e+00]]]]> : tensor<2x1x1x4xf32>
-// CHECK:         tosa.conv2d %{{.*}}, %[[W]], {{.*}} -> tensor<1x1x3x2xf32>
 // CHECK-NOT:     tosa.depthwise_conv2d
 func.func @conv1d_grouped_per_group(%arg0: !torch.vtensor<[1,4,3],f32>) -> !torch.vtensor<[1,2,3],f32> {
   %w = torch.vtensor.literal(dense<[[[1.0], [2.0]], [[3.0], [4.0]]]> : tensor<2x2x1xf32>) : !torch.vtensor<[2,2,1],f32>

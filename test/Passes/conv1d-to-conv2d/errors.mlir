@@ -35,7 +35,7 @@ func.func @dynamic_width(%arg0: !torch.vtensor<[1,1,?],f32>) -> !torch.vtensor<[
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: aten.convolution: the input has element type i32; only f32 and f16 are supported
+// ERR: errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: aten.convolution: the input has element type si32; only f32 and f16 are supported
 func.func @integer_input(%arg0: !torch.vtensor<[1,1,4],si32>) -> !torch.vtensor<[1,1,4],si32> {
   %w = torch.vtensor.literal(dense<1> : tensor<1x1x1xsi32>) : !torch.vtensor<[1,1,1],si32>
   %none = torch.constant.none

@@ -17,7 +17,7 @@ func.func @non_constant_weights(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vten
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: aten.gru.input: the input must have a static shape and a float element type (dynamic sequence length is not supported), got !torch.vtensor<[1,?,2],f32>
+// ERR: errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: aten.gru.input: the input must have a static shape (dynamic sequence length is not supported), got !torch.vtensor<[1,?,2],f32>
 func.func @dynamic_sequence_length(%x: !torch.vtensor<[1,?,2],f32>, %h: !torch.vtensor<[1,1,2],f32>) -> !torch.vtensor<[1,?,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
   %params = torch.prim.ListConstruct %w, %w : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>) -> !torch.list<vtensor>
