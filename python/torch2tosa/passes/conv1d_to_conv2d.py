@@ -269,7 +269,6 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.aten.pad", guarded(lower_pad, diagnostics))
 
 
-
 PASS = pattern_pass(
     "conv1d-to-conv2d",
     "Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "

@@ -265,7 +265,6 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.operator", guarded(decompose_gru, diagnostics))
 
 
-
 PASS = pattern_pass(
     "decompose-gru",
     "Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",

@@ -28,7 +28,6 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add(tosa.ConcatOp, guarded(split_concat, diagnostics))
 
 
-
 PASS = pattern_pass(
     "decompose-long-concat",
     "Split tosa.concat ops with more than 64 inputs (TOSA level 8K) into a tree",

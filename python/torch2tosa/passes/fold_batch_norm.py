@@ -200,7 +200,6 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add("torch.aten.sub.Tensor", guarded(fold_sub, diagnostics))
 
 
-
 PASS = pattern_pass(
     "fold-batch-norm",
     "Fold inference batch norm and constant per-channel scale/shift into the "

@@ -205,7 +205,6 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
     patterns.add(RESHAPE, guarded(fold_reshape, diagnostics))
 
 
-
 PASS = pattern_pass(
     "fold-layout",
     "Sink tosa.transpose and unit-dim reshapes through layout-agnostic ops; "

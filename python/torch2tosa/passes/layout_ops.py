@@ -35,10 +35,6 @@ def owner_op(value: ir.Value) -> ir.Operation | None:
     return None if isinstance(owner, ir.Block) else owner.operation
 
 
-def owner_name(value: ir.Value) -> str | None:
-    op = owner_op(value)
-    return op.name if op is not None else None
-
 
 def perms_of(op: ir.Operation) -> list[int]:
     return list(ir.DenseI32ArrayAttr(op.attributes["perms"]))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable
 
 from torch_mlir import ir
 from torch_mlir.rewrite import (
@@ -149,14 +149,3 @@ def pattern_pass(flag: str, description: str, populate, options: tuple[PassOptio
 
     run.__module__ = populate.__module__  # the docs read the pass module's docstring
     return PassInfo(flag, description, run, options, owned_aten_ops)
-
-
-def operand_owner_name(value: ir.Value) -> str | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.name if isinstance(owner, ir.Operation) else owner.operation.name
-
-
-def single_user_ops(value: ir.Value) -> Sequence[ir.Operation]:
-    return [use.owner for use in value.uses]

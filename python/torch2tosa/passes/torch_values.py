@@ -62,9 +62,6 @@ def static_float_tensor(value: ir.Value, what: str, op: str,
     return builtin
 
 
-def static_shape(value: ir.Value) -> list[int] | None:
-    return tb.vtensor_shape_and_dtype(value.type)[0]
-
 
 def dense_constant(value: ir.Value) -> np.ndarray | None:
     """The data of a dense `torch.vtensor.literal` (see tb.elements_of), else None."""
