@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -46,6 +47,18 @@ def test_cli_compile_example_with_check(tmp_path):
     for stage in ("import", "decompose-gru{form=unrolled}", "tosa-validate", "serialize",
                   "reference model"):
         assert f"] {stage}" in result.stderr  # progress lines with timings
+
+
+def test_cli_written_mlir_parses_in_both_drivers(tmp_path):
+    """NAME.mlir reads back into torch2tosa-opt and tosa-tools' tosa-opt (both forms)."""
+    for form in ("unrolled", "loop"):
+        assert run("gru", "-o", str(tmp_path / form), "--quiet", "--gru-form", form).returncode == 0
+        mlir = str(tmp_path / form / "gru.mlir")
+        for tool in ([sys.executable, str(REPO / "tools" / "torch2tosa-opt")],
+                     [str(Path(sys.executable).with_name("tosa-opt"))]):
+            result = subprocess.run([*tool, mlir, "--tosa-validate", "-o", os.devnull],
+                                    capture_output=True, text=True)
+            assert result.returncode == 0, (form, tool, result.stderr)
 
 
 def test_cli_compile_model_file_quiet_loop_form(tmp_path):

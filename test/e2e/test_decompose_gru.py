@@ -74,12 +74,18 @@ def test_decompose_gru_one_result_used(model_cls):
     compile_and_check(model_cls(), (torch.randn(2, 9, 4),))
 
 
-def test_decompose_gru_float16():
+@pytest.mark.parametrize("form", ["unrolled", "loop"])
+def test_decompose_gru_float16(form):
     # fp16 has ~1e-3 relative precision; eager PyTorch's own fp16 GRU differs from its fp32
     # result by ~4e-4 here, so compare with a tolerance of that order, not the fp32 1e-5.
     model, inputs = gru(8, 16, seq=12, num_layers=2, bidirectional=True)
     model = model.half()
-    compile_and_check(model, tuple(i.half() for i in inputs), atol=2e-3)
+    compile_and_check(model, tuple(i.half() for i in inputs), atol=2e-3, gru_form=form)
+
+
+def test_decompose_gru_unbatched_input():
+    """nn.GRU also takes an unbatched (L, H_in) sequence."""
+    compile_and_check(torch.nn.GRU(4, 6, num_layers=2), (torch.randn(5, 4),))
 
 
 def test_decompose_gru_deepfilternet_sized():
