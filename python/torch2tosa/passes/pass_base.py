@@ -20,6 +20,7 @@ from typing import Callable
 
 from torch_mlir import ir
 from torch_mlir.rewrite import (
+    GreedyRewriteConfig,
     RewritePatternSet,
     apply_patterns_and_fold_greedily,
 )
@@ -134,10 +135,38 @@ def apply_patterns(
     options: dict,
     diagnostics: Diagnostics,
 ) -> None:
-    """Builds the pattern set inside the active context and applies it greedily."""
+    """Builds the pattern set inside the active context and applies it greedily.
+
+    Rewrites are bounded (REWRITES_PER_OP per op in the module): two patterns that undo
+    each other would otherwise spin forever inside one greedy iteration; this way they
+    end as a "did not converge" error on the pass.
+    """
     patterns = RewritePatternSet()
     populate(patterns, options, diagnostics)
-    apply_patterns_and_fold_greedily(op, patterns.freeze())
+    config = GreedyRewriteConfig()
+    config.max_num_rewrites = REWRITES_PER_OP * max(_count_ops(op), 100)
+    try:
+        apply_patterns_and_fold_greedily(op, patterns.freeze(), config)
+    except RuntimeError as e:
+        if "converge" not in str(e):
+            raise
+        diagnostics.error(op.location, f"the rewrite patterns did not converge ({e}); "
+                          f"this is a bug: please report it with the input IR")
+
+
+REWRITES_PER_OP = 50
+
+
+def _count_ops(op: ir.Operation) -> int:
+    count = 0
+
+    def visit(_):
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return count
 
 
 def pattern_pass(flag: str, description: str, populate, options: tuple[PassOption, ...] = (),
