@@ -69,12 +69,10 @@ class CompiledModel:
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir; neither is left half-written on failure."""
         name = name or self.name
-        directory = Path(directory)
-        tosa_path, mlir_path = directory / f"{name}.tosa", directory / f"{name}.mlir"
-        directory.mkdir(parents=True, exist_ok=True)
-        tosa_path.with_name(f".{tosa_path.name}.partial").write_bytes(self.flatbuffer)
-        serialize.write_text_atomically(self.mlir, mlir_path)
-        Path(tosa_path.with_name(f".{tosa_path.name}.partial")).replace(tosa_path)
+        tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
+        flatbuffer, text = self.flatbuffer, self.mlir.encode()  # both fail before any write
+        serialize.write_atomically(flatbuffer, tosa_path)
+        serialize.write_atomically(text, mlir_path)
         return tosa_path, mlir_path
 
     def graph_layout(self, tensors: Sequence) -> list:

@@ -63,9 +63,8 @@ def translator_input(module: ir.Module) -> str:
         attrs[TARGET_ENV] = target
 
 
-def write_flatbuffer(module: ir.Module, path: str | os.PathLike) -> None:
-    """Serializes `module` to `path` atomically: on failure no file is left behind."""
-    path = Path(path)
+def to_flatbuffer(module: ir.Module) -> bytes:
+    """The `.tosa` flatbuffer of `module`, from tosa-tools' translator."""
     with tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-") as tmp:
         mlir_path, fb_path = Path(tmp) / "model.mlir", Path(tmp) / "model.tosa"
         mlir_path.write_text(translator_input(module))
@@ -78,22 +77,17 @@ def write_flatbuffer(module: ir.Module, path: str | os.PathLike) -> None:
             raise SerializationError(
                 "tosa-opt --tosa-serialize failed:\n" + result.stderr.strip().replace(
                     str(mlir_path), "<model.mlir>"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staged = path.with_name(f".{path.name}.partial")
-        shutil.copyfile(fb_path, staged)
-        os.replace(staged, path)
+        return fb_path.read_bytes()
 
 
-def to_flatbuffer(module: ir.Module) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="torch2tosa-") as tmp:
-        out = Path(tmp) / "model.tosa"
-        write_flatbuffer(module, out)
-        return out.read_bytes()
-
-
-def write_text_atomically(text: str, path: str | os.PathLike) -> None:
+def write_atomically(data: bytes, path: str | os.PathLike) -> None:
+    """Writes `data` to a staged file beside `path`, then renames it: readers never see
+    a half-written file, and a failed write leaves nothing behind."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     staged = path.with_name(f".{path.name}.partial")
-    staged.write_text(text)
-    os.replace(staged, path)
+    try:
+        staged.write_bytes(data)
+        os.replace(staged, path)
+    finally:
+        staged.unlink(missing_ok=True)

@@ -20,7 +20,7 @@ from .. import passes
 from .. import pipeline as pl
 from ..context import new_context
 from ..diagnostics import Torch2TosaError, format_mlir_error
-from ..serialize import write_text_atomically
+from ..serialize import write_atomically
 
 USAGE = """\
 usage: torch2tosa-opt [options] [input.mlir|-] [--<pass>[=<options>] ...]
@@ -183,7 +183,7 @@ def run(argv: list[str]) -> int:
             failed = True
     result = f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n"
     if opts.output and not failed:
-        write_text_atomically(result, opts.output)
+        write_atomically(result.encode(), opts.output)
     elif not opts.output:
         sys.stdout.write(result if outputs else "")
     return 1 if failed else 0
