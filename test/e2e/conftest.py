@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pytest
 import torch
+from hypothesis import settings
 
 import torch2tosa
 
 ATOL_F32 = 1e-5
 
 warnings.filterwarnings("ignore")
+
+# Property tests explore new random cases locally; under CI they replay a fixed sequence, so
+# a landing run is reproducible (a failure prints the example to replay with @example).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def compile_and_check(model: torch.nn.Module, inputs: tuple, atol: float = ATOL_F32, **kwargs):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from conftest import compile_and_check
@@ -116,3 +118,42 @@ def test_fold_layout_conv1d_concat_mean():
     compiled = compile_and_check(Branches(), (torch.randn(2, 4, 16),))
     transposes, _ = _layout_ops(compiled)
     assert transposes <= 2, transposes
+
+
+class RandomStack(nn.Module):
+    """Conv1d layers (same padding, so residual adds line up), each optionally followed by
+    a batch norm, an activation, and a residual add of the layer's input."""
+
+    def __init__(self, channels, layers):
+        super().__init__()
+        self.convs = nn.ModuleList(nn.Conv1d(channels, channels, k, padding=k // 2)
+                                   for k, *_ in layers)
+        self.norms = nn.ModuleList(nn.BatchNorm1d(channels) if bn else nn.Identity()
+                                   for _, bn, _, _ in layers)
+        self.acts = [act for _, _, act, _ in layers]
+        self.residual = [res for *_, res in layers]
+        for norm in self.norms:
+            if isinstance(norm, nn.BatchNorm1d):
+                norm.running_mean.uniform_(-0.5, 0.5)
+                norm.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        for conv, norm, act, residual in zip(self.convs, self.norms, self.acts, self.residual):
+            y = act(norm(conv(x)))
+            x = x + y if residual else y
+        return x
+
+
+layer = st.tuples(st.sampled_from([1, 3, 5]), st.booleans(),
+                  st.sampled_from([torch.relu, torch.sigmoid, torch.tanh]), st.booleans())
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(channels=st.integers(1, 6), width=st.integers(1, 12), layers=st.lists(layer, min_size=1,
+       max_size=4), channels_last_io=st.booleans())
+def test_fold_layout_random_conv1d_stacks(channels, width, layers, channels_last_io):
+    torch.manual_seed(channels * 100 + width)
+    compiled = compile_and_check(RandomStack(channels, layers), (torch.randn(1, channels, width),),
+                                 channels_last_io=channels_last_io)
+    # Layout changes survive only at the graph's boundaries.
+    assert compiled.op_counts()["tosa.transpose"] <= (0 if channels_last_io else 2)
