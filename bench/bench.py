@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Callable
 
 import torch
-from torch_mlir import ir
 
 import torch2tosa
 from torch2tosa import examples, reference, serialize, stats
@@ -181,13 +180,7 @@ CONV_OPS = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d")
 def transposes_after_last_conv(module) -> int | None:
     """tosa.transposes between the last convolution and the first matmul after it (in a
     conv front end feeding a GRU, that matmul is the GRU's input projection)."""
-    names: list[str] = []
-
-    def visit(op):
-        names.append(op.operation.name if isinstance(op, ir.OpView) else op.name)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    names = stats.op_names(module)
     convs = [i for i, n in enumerate(names) if n in CONV_OPS]
     if not convs:
         return None

@@ -17,6 +17,7 @@ from .context import new_context
 from .diagnostics import Torch2TosaError
 from .importer import import_model
 from .passes import convert_io_to_channels_last as channels_last
+from .passes.decompose_gru import GRU_FORMS
 
 # progress(stage, seconds): called after each stage (import, each pass, validation, ...).
 ProgressFn = Callable[[str, float], None]
@@ -121,8 +122,8 @@ def compile(
               N,C,W (`check` permutes for you; `run_reference` takes the graph's layout).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
     """
-    if gru_form not in ("unrolled", "loop"):
-        raise Torch2TosaError(f"gru_form must be 'unrolled' or 'loop', got '{gru_form}'")
+    if gru_form not in GRU_FORMS:
+        raise Torch2TosaError(f"gru_form must be one of {', '.join(GRU_FORMS)}, got '{gru_form}'")
     name = name or type(model).__name__
     example_inputs = tuple(example_inputs)
     steps = list(pipeline) if pipeline is not None else pl.default_pipeline(

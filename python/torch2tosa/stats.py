@@ -10,17 +10,20 @@ from torch_mlir import ir
 CONSTANT_OPS = frozenset({"tosa.const", "tosa.const_shape"})
 
 
-def op_counts(module: ir.Module) -> Counter:
-    counts: Counter = Counter()
+def op_names(module: ir.Module | ir.Operation) -> list[str]:
+    """The names of all ops in `module` (itself included), in walk (program) order."""
+    names: list[str] = []
 
     def visit(op):
-        name = op.operation.name if isinstance(op, ir.OpView) else op.name
-        if name.startswith("tosa."):
-            counts[name] += 1
+        names.append(op.operation.name)
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
-    return counts
+    getattr(module, "operation", module).walk(visit)
+    return names
+
+
+def op_counts(module: ir.Module) -> Counter:
+    return Counter(name for name in op_names(module) if name.startswith("tosa."))
 
 
 def compute_ops(counts: Counter) -> int:

@@ -126,12 +126,17 @@ def mul_shift() -> ir.Value:
     return const(np.zeros([1]), ir.IntegerType.get_signless(8))
 
 
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op that produces `value`; None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
 def elements_of(value: ir.Value) -> np.ndarray | None:
     """The data of a `tosa.const` or `torch.vtensor.literal` with dense (not resource) data."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation) and not isinstance(owner, ir.OpView):
+    op = defining_op(value)
+    if op is None:
         return None
-    op = owner.operation if isinstance(owner, ir.OpView) else owner
     if op.name == "torch.vtensor.literal":
         attr = op.attributes["value"]
     elif op.name == "tosa.const":
@@ -251,9 +256,8 @@ def matmul(a: ir.Value, b: ir.Value) -> ir.Value:
 # --- convolutions (NHWC input, zero points of 0, accumulate in f32) -----------------
 
 
-def _acc_type(elem: ir.Type) -> ir.TypeAttr:
-    """f32 accumulation for f32 and f16 inputs (both allowed by the TOSA FP profile)."""
-    del elem
+def _acc_type() -> ir.TypeAttr:
+    """f32 accumulation, for f32 and f16 inputs alike (both allowed by the TOSA FP profile)."""
     return ir.TypeAttr.get(ir.F32Type.get())
 
 
@@ -271,7 +275,7 @@ def conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
     elem = element_type(x)
     return tosa.conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
                        zero_point(elem), zero_point(elem), _i64_array(pad), _i64_array(stride),
-                       _i64_array(dilation), _acc_type(elem))
+                       _i64_array(dilation), _acc_type())
 
 
 def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
@@ -282,7 +286,7 @@ def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequenc
     _, _, c, m = shape_of(weight)
     return tosa.depthwise_conv2d(_conv_out_type(x, out_hw, c * m), x, weight, bias,
                                  zero_point(elem), zero_point(elem), _i64_array(pad),
-                                 _i64_array(stride), _i64_array(dilation), _acc_type(elem))
+                                 _i64_array(stride), _i64_array(dilation), _acc_type())
 
 
 def transpose_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, out_pad: Sequence[int],
@@ -291,7 +295,7 @@ def transpose_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, out_pad: Seq
     elem = element_type(x)
     return tosa.transpose_conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
                                  zero_point(elem), zero_point(elem), _i64_array(out_pad),
-                                 _i64_array(stride), _acc_type(elem))
+                                 _i64_array(stride), _acc_type())
 
 
 def reduce_sum(x: ir.Value, axis: int) -> ir.Value:

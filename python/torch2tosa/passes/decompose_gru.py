@@ -41,11 +41,15 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .gru_recurrence import GruLayerWeights, run_layer_unrolled
+from .gru_while_loop import run_layer_while_loop
 from .pass_base import NO_MATCH, Diagnostics, PassOption, guarded, pattern_pass
-from .torch_values import constant, static_float_tensor
+from .torch_values import constant, op_name, static_float_tensor
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
+# gru form (the pass option `form`) -> builder of one layer's recurrence
+LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
+GRU_FORMS = tuple(LAYER_RUNNERS)
 
 
 @dataclass(frozen=True)
@@ -96,11 +100,11 @@ def _param_names(cfg: GruConfig) -> list[str]:
 
 
 def _params(op, cfg: GruConfig, dtype) -> list[np.ndarray]:
-    plist = op.operands[2].owner
-    if isinstance(plist, ir.Block) or plist.operation.name != "torch.prim.ListConstruct":
+    plist = op.operands[2]
+    if op_name(plist) != "torch.prim.ListConstruct":
         raise UnsupportedError("aten.gru.input: the parameter list must be a literal list of constants")
     names = _param_names(cfg)
-    values = list(plist.operation.operands)
+    values = list(tb.defining_op(plist).operands)
     if len(values) != len(names):
         raise UnsupportedError(f"aten.gru.input: expected {len(names)} parameters for "
                                f"{cfg.describe()}, got {len(values)}")
@@ -121,20 +125,13 @@ _VALUE_FILLS = {"torch.aten.full": 1, "torch.aten.full_like": 1, "torch.aten.new
 
 def is_constant_zero(value: ir.Value) -> bool:
     """True for h0 built by zeros/full(0)/a zero literal: PyTorch's default h0."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return False
-    name = owner.operation.name
+    name = op_name(value)
     if name in _ZERO_FILLS:
         return True
     if name in _VALUE_FILLS:
-        fill = owner.operation.operands[_VALUE_FILLS[name]].owner
-        if isinstance(fill, ir.Block) or fill.operation.name not in (
-            "torch.constant.int", "torch.constant.float"):
-            return False
-        attr = fill.operation.attributes["value"]
-        kind = ir.IntegerAttr if fill.operation.name == "torch.constant.int" else ir.FloatAttr
-        return kind(attr).value == 0
+        fill = tb.defining_op(value).operands[_VALUE_FILLS[name]]
+        return (op_name(fill) in ("torch.constant.int", "torch.constant.float")
+                and constant(fill, "fill value") == 0)
     data = tb.elements_of(value)
     return data is not None and not np.any(data)
 
@@ -193,8 +190,9 @@ def _swap_01(x: ir.Value) -> ir.Value:
 
 
 def rewrite_gru(op, rewriter, form: str = "unrolled"):
-    if ir.StringAttr(op.attributes["name"]).value != GRU_INPUT:
-        if ir.StringAttr(op.attributes["name"]).value == GRU_DATA:
+    name = ir.StringAttr(op.attributes["name"]).value
+    if name != GRU_INPUT:
+        if name == GRU_DATA:
             raise UnsupportedError("aten.gru.data: PackedSequence input is not supported; "
                                    "pass a padded tensor to the GRU instead")
         return NO_MATCH
@@ -215,6 +213,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled"):
             x = _swap_01(x)
         h0_all = None if is_constant_zero(op.operands[1]) else tb.to_builtin(op.operands[1])
         layer_input = x  # [B, T, F]
+        runner = LAYER_RUNNERS[form]
         finals = []
         for layer in range(cfg.num_layers):
             weights = _layer_weights(params, cfg, layer, batch, elem)
@@ -223,9 +222,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled"):
                 d = cfg.directions
                 h0 = tb.reshape(tb.slice_(h0_all, [layer * d, 0, 0], [d, batch, hx_type.shape[2]]),
                                 [d * batch, 1, weights.hidden])
-            runner = run_layer_unrolled if form == "unrolled" else _loop_runner()
-            states, last = runner(_directional_input(layer_input, cfg.directions, batch),
-                                  h0, weights)
+            states, last = runner(_directional_input(layer_input, cfg.directions), h0, weights)
             layer_input = _layer_output(states, cfg.directions, batch)
             finals.append(tb.reshape(last, [cfg.directions, batch, weights.hidden]))
         output = layer_input if cfg.batch_first else _swap_01(layer_input)
@@ -233,13 +230,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled"):
         rewriter.replace_op(op, [tb.from_builtin(output), tb.from_builtin(h_n)])
 
 
-def _loop_runner():
-    from .gru_while_loop import run_layer_while_loop  # only the loop form needs it
-
-    return run_layer_while_loop
-
-
-def _directional_input(x: ir.Value, directions: int, batch: int) -> ir.Value:
+def _directional_input(x: ir.Value, directions: int) -> ir.Value:
     """[B, T, F] -> [D*B, T, F]: the backward rows read the sequence reversed."""
     if directions == 1:
         return x
@@ -269,7 +260,7 @@ PASS = pattern_pass(
     "decompose-gru",
     "Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
-    options=(PassOption("form", "unrolled", ("unrolled", "loop"),
+    options=(PassOption("form", "unrolled", GRU_FORMS,
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
     owned_aten_ops=("aten.gru.input", "aten.gru.data"),
 )

@@ -33,7 +33,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
-from .torch_values import constant, defining_op, dense_constant, is_none, literal
+from .torch_values import constant, dense_constant, is_none, literal
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
@@ -45,7 +45,7 @@ CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
 def _foldable_conv(value: ir.Value) -> ir.Operation | None:
     """The convolution defining `value`, if its weights and bias are constants and `value`
     has no other user."""
-    conv = defining_op(value)
+    conv = tb.defining_op(value)
     if conv is None or conv.name not in CONVOLUTIONS or len(list(value.uses)) != 1:
         return None
     if dense_constant(conv.operands[1]) is None:

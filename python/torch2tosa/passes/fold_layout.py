@@ -36,7 +36,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
-from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, owner_op,
+from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of,
                          perms_of, transpose_after_squeeze, transpose_before_expand)
 from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 
@@ -67,7 +67,7 @@ def _can_sink(value: ir.Value) -> bool:
 
 def _is_constant_like(value: ir.Value, depth: int = MAX_CONSTANT_DEPTH) -> bool:
     """True when `value` is computed from constants only (a few ops deep)."""
-    op = owner_op(value)
+    op = tb.defining_op(value)
     if op is None or depth == 0 or len(op.regions) or not op.name.startswith("tosa."):
         return False
     if op.name in ("tosa.const", "tosa.const_shape"):
@@ -159,7 +159,7 @@ def fold_transpose(op, rewriter):
     """Unit-dim transpose -> reshape; T(T(x)) -> T(x); T(reshape_expand(x)) -> reshape(T'(x))."""
     op = op.operation
     x, perms = op.operands[0], perms_of(op)
-    producer, dst = owner_op(x), tb.shape_of(op.result)
+    producer, dst = tb.defining_op(x), tb.shape_of(op.result)
     if tb.moves_only_unit_dims(tb.shape_of(x), perms):
         with rewriter.ip:
             result = tb.reshape(x, dst)
@@ -180,7 +180,7 @@ def fold_reshape(op, rewriter):
     """Same-shape reshape -> x; R(R(x)) -> R(x); squeeze(T(x)) -> T'(squeeze'(x))."""
     op = op.operation
     x, dst = op.operands[0], tb.shape_of(op.result)
-    producer = owner_op(x)
+    producer = tb.defining_op(x)
     if tb.shape_of(x) == dst:
         result = x
     elif producer is not None and producer.name == RESHAPE:

@@ -30,11 +30,6 @@ TRANSPOSE = "tosa.transpose"
 RESHAPE = "tosa.reshape"
 
 
-def owner_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
 
 def perms_of(op: ir.Operation) -> list[int]:
     return list(ir.DenseI32ArrayAttr(op.attributes["perms"]))
@@ -118,7 +113,7 @@ class Layout:
 
 def layout_of(value: ir.Value) -> Layout | None:
     """The layout op producing `value`, or None (general reshapes are not layouts)."""
-    op = owner_op(value)
+    op = tb.defining_op(value)
     if op is None or op.name not in (TRANSPOSE, RESHAPE):
         return None
     x = op.operands[0]

@@ -26,6 +26,7 @@ from torch_mlir.rewrite import (
 )
 
 from ..diagnostics import UnsupportedError
+from ..stats import op_names
 
 NO_MATCH = True
 
@@ -144,7 +145,7 @@ def apply_patterns(
     patterns = RewritePatternSet()
     populate(patterns, options, diagnostics)
     config = GreedyRewriteConfig()
-    config.max_num_rewrites = REWRITES_PER_OP * max(_count_ops(op), 100)
+    config.max_num_rewrites = REWRITES_PER_OP * max(len(op_names(op)), 100)
     try:
         apply_patterns_and_fold_greedily(op, patterns.freeze(), config)
     except RuntimeError as e:
@@ -155,18 +156,6 @@ def apply_patterns(
 
 
 REWRITES_PER_OP = 50
-
-
-def _count_ops(op: ir.Operation) -> int:
-    count = 0
-
-    def visit(_):
-        nonlocal count
-        count += 1
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return count
 
 
 def pattern_pass(flag: str, description: str, populate, options: tuple[PassOption, ...] = (),

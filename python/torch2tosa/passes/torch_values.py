@@ -9,15 +9,8 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 
 
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if isinstance(owner, ir.OpView) else owner
-
-
 def op_name(value: ir.Value) -> str | None:
-    op = defining_op(value)
+    op = tb.defining_op(value)
     return op.name if op is not None else None
 
 
@@ -27,7 +20,7 @@ def is_none(value: ir.Value) -> bool:
 
 def constant(value: ir.Value, what: str):
     """The Python value of a torch.constant.{int,float,bool,str}; UnsupportedError otherwise."""
-    op = defining_op(value)
+    op = tb.defining_op(value)
     name = op.name if op is not None else None
     if name == "torch.constant.int":
         return ir.IntegerAttr(op.attributes["value"]).value
@@ -42,7 +35,7 @@ def constant(value: ir.Value, what: str):
 
 def int_list(value: ir.Value, what: str) -> list[int]:
     """The ints of a `torch.prim.ListConstruct` of constant ints."""
-    op = defining_op(value)
+    op = tb.defining_op(value)
     if op is None or op.name != "torch.prim.ListConstruct":
         raise UnsupportedError(f"{what} must be a constant list of ints")
     return [int(constant(v, what)) for v in op.operands]

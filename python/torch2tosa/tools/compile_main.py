@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import examples
 from ..compiler import CompiledModel, compile
 from ..diagnostics import Torch2TosaError
+from ..passes.decompose_gru import GRU_FORMS
 from ..stats import compute_ops
 
 
@@ -70,7 +71,7 @@ def parse_args(argv):
     parser.add_argument("--check", action="store_true",
                         help="run the .tosa on the TOSA reference model and compare with PyTorch")
     parser.add_argument("--atol", type=float, default=1e-5, help="max abs error for --check")
-    parser.add_argument("--gru-form", choices=("unrolled", "loop"), default="unrolled",
+    parser.add_argument("--gru-form", choices=GRU_FORMS, default="unrolled",
                         help="GRU lowering: unrolled timesteps, or one tosa.while_loop per layer")
     parser.add_argument("--channels-last-io", action="store_true",
                         help="rank-3 model inputs and outputs are N,W,C instead of N,C,W "
