@@ -13,6 +13,7 @@ from torch_mlir import ir
 
 from . import pipeline as pl
 from . import reference, serialize, stats
+from . import target as targets
 from .context import new_context
 from .diagnostics import Torch2TosaError
 from .importer import import_model
@@ -45,8 +46,9 @@ class CompiledModel:
     module: ir.Module
     pipeline: list[str]
     timings: list[tuple[str, float]] = field(default_factory=list)
-    _model: torch.nn.Module | None = None
+    _model: Callable | None = None  # what check() runs in PyTorch
     _example_inputs: tuple = ()
+    target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]
     _flatbuffer: bytes | None = None
     # rank-3 inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W.
     channels_last_io: bool = False
@@ -104,30 +106,75 @@ class CompiledModel:
         return CheckReport(reference.compare(actual, expected), atol)
 
 
+def example_input_tuple(example_inputs) -> tuple:
+    """The model's positional inputs as a tuple: a lone tensor is one input, never its rows."""
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if isinstance(example_inputs, (tuple, list)):
+        return tuple(example_inputs)
+    raise Torch2TosaError(f"example inputs must be a tensor or a tuple of the model's inputs, "
+                          f"got {type(example_inputs).__name__}")
+
+
+def _eager(model) -> Callable:
+    """The PyTorch callable that `check` compares with."""
+    if isinstance(model, torch.export.ExportedProgram):
+        return model.module()
+    return model
+
+
+def _check_model(model) -> None:
+    if not isinstance(model, (torch.nn.Module, torch.export.ExportedProgram)):
+        raise Torch2TosaError(f"compile() takes a torch.nn.Module, a torch.fx.GraphModule (e.g. "
+                              f"from torch2tosa.quantize) or a torch.export.ExportedProgram, "
+                              f"got {type(model).__name__}")
+
+
+def _model_name(model) -> str:
+    if isinstance(model, torch.export.ExportedProgram):
+        return "ExportedProgram"
+    if isinstance(model, torch.fx.GraphModule):  # its class is a generated GraphModuleImpl
+        return "GraphModule"
+    return type(model).__name__
+
+
 def compile(
-    model: torch.nn.Module,
-    example_inputs: Sequence,
+    model: torch.nn.Module | torch.export.ExportedProgram,
+    example_inputs: Sequence | torch.Tensor | None = None,
     *,
     name: str | None = None,
+    target: str | targets.Target = targets.DEFAULT_TARGET,
     gru_form: str = "unrolled",
     channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
 ) -> CompiledModel:
-    """Compiles `model` to TOSA.
+    """Compiles `model` to TOSA. The model is never changed (not even switched to eval
+    mode: a model whose results depend on training mode is rejected with an error).
 
+    model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
+              or an ExportedProgram (its own example inputs are used when none are given).
+    example_inputs: a tuple of the model's positional inputs, or a single tensor.
+    target: "tosa-fp" (default), "tosa-int", "ethos-u55-128", "ethos-u85-256" (see target.py).
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU layer, needs EXT-CONTROLFLOW).
     channels_last_io: rank-3 inputs and outputs of the graph are N,W,C instead of PyTorch's
               N,C,W (`check` permutes for you; `run_reference` takes the graph's layout).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
     """
+    _check_model(model)
     if gru_form not in GRU_FORMS:
         raise Torch2TosaError(f"gru_form must be one of {', '.join(GRU_FORMS)}, got '{gru_form}'")
-    name = name or type(model).__name__
-    example_inputs = tuple(example_inputs)
+    tosa_target = targets.get(target)
+    if example_inputs is None:
+        if not isinstance(model, torch.export.ExportedProgram):
+            raise Torch2TosaError("compile() needs example inputs for an nn.Module")
+        example_inputs = model.example_inputs[0]
+    example_inputs = example_input_tuple(example_inputs)
+    name = name or _model_name(model)
     steps = list(pipeline) if pipeline is not None else pl.default_pipeline(
-        pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io))
+        pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
+                           target=tosa_target))
     timings: list[tuple[str, float]] = []
 
     def record(stage: str, seconds: float):
@@ -137,10 +184,10 @@ def compile(
 
     context = new_context()
     start = time.perf_counter()
-    module = import_model(model.eval(), example_inputs, context,
-                          keep_ops=pl.owned_aten_ops(steps))
+    module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
     record("import", time.perf_counter() - start)
     with context:
         pl.run_pipeline(module, steps, name=name, on_stage=record)
-    return CompiledModel(name=name, module=module, pipeline=steps, timings=timings, _model=model,
-                         _example_inputs=example_inputs, channels_last_io=channels_last_io)
+    return CompiledModel(name=name, module=module, pipeline=steps, timings=timings,
+                         _model=_eager(model), _example_inputs=example_inputs,
+                         channels_last_io=channels_last_io, target=tosa_target)

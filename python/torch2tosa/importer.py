@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import re
 import warnings
 from typing import Any, Iterable, Sequence
 
@@ -49,6 +51,70 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
     except Exception as e:
         raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
                               f"{type(e).__name__}: {e}") from None
+
+
+# --- training-mode behaviour -------------------------------------------------------------
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_RANDOM_OPS = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal")
+
+
+def source_line(node: torch.fx.Node) -> str | None:
+    """`file:line` of the innermost frame of the model's own code that created `node`."""
+    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    if not frames:
+        return None
+    own = [f for f in frames if not f[0].startswith(_TORCH_DIR)]
+    path, line = (own or frames)[-1]
+    return f"{path}:{line}"
+
+
+def _module_of(node: torch.fx.Node) -> str:
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path, kind = list(stack.values())[-1]
+    kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) else getattr(kind, "__name__", "")
+    return f" in self.{path} ({kind})" if path else ""
+
+
+def _training_behaviour(node: torch.fx.Node) -> str | None:
+    """What `node` does differently in training mode, or None."""
+    name = getattr(gru_export.aten_target(node.target), "_opname", None)
+    args = node.args
+    if name in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
+        return f"dropout with p={args[1]} is random in training mode" if args[2] and args[1] else None
+    if name == "batch_norm":
+        return "batch norm normalizes with batch statistics in training mode" if args[5] else None
+    if name in ("gru", "lstm", "rnn_tanh", "rnn_relu") and len(args) >= 7:
+        dropout, train = args[5], args[6]  # (input, hx, params, has_biases, layers, dropout, train)
+        return (f"dropout={dropout} between layers is random in training mode"
+                if train and dropout and args[4] > 1 else None)
+    if name in _RANDOM_OPS:
+        return f"aten.{name} draws random numbers"
+    return None
+
+
+def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
+    """Rejects graphs whose results depend on training mode or on random numbers.
+
+    torch2tosa never switches a model to eval mode itself (that would change the
+    caller's model); a model exported in training mode must say so here instead of
+    compiling into a graph that computes something else than PyTorch does.
+    """
+    for node in prog.graph.nodes:
+        if node.op != "call_function":
+            continue
+        why = _training_behaviour(node)
+        if why is None:
+            continue
+        where = source_line(node)
+        raise Torch2TosaError(
+            f"{where + ': ' if where else ''}{gru_export.aten_target(node.target)}"
+            f"{_module_of(node)}: {why}, which a "
+            f"TOSA inference graph cannot reproduce; call model.eval() before compiling "
+            f"(torch2tosa does not change your model's mode)")
 
 
 def decomposition_table(keep: Iterable[str]) -> dict:
@@ -117,15 +183,20 @@ def _lift_list_parameters(prog: torch.export.ExportedProgram) -> None:
 
 
 def import_model(
-    model: torch.nn.Module,
+    model: torch.nn.Module | torch.export.ExportedProgram,
     example_inputs: Sequence[Any],
     context: ir.Context,
     keep_ops: Iterable[str] = (),
     func_name: str = "main",
 ) -> ir.Module:
-    """Exports `model` and imports it into torch-dialect MLIR with frozen parameters."""
+    """Exports `model` (unless it already is an ExportedProgram) and imports it into
+    torch-dialect MLIR with frozen parameters. Neither `model` nor a given program changes."""
     keep_ops = list(keep_ops)
-    prog = export(model, example_inputs, opaque_gru="aten.gru.input" in keep_ops)
+    if isinstance(model, torch.export.ExportedProgram):
+        prog = model
+    else:
+        prog = export(model, example_inputs, opaque_gru="aten.gru.input" in keep_ops)
+    check_inference_graph(prog)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))

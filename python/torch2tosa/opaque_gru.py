@@ -60,7 +60,12 @@ def opaque_gru():
         rnn_module._VF = real
 
 
+def aten_target(target):
+    """The aten op a node's target stands for (`aten.gru.input` for the opaque GRU)."""
+    return torch.ops.aten.gru.input if target == torch.ops.torch2tosa.gru_input.default else target
+
+
 def restore_aten_gru(graph: torch.fx.Graph) -> None:
     for node in graph.nodes:
-        if node.op == "call_function" and node.target == torch.ops.torch2tosa.gru_input.default:
-            node.target = torch.ops.aten.gru.input
+        if node.op == "call_function":
+            node.target = aten_target(node.target)

@@ -22,6 +22,7 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from . import passes
+from . import target as targets
 from .diagnostics import Torch2TosaError, format_mlir_error, reproducer_command, write_reproducer
 
 
@@ -193,9 +194,14 @@ class PipelineOptions:
     validate: bool = True
     # rank-3 inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
     channels_last_io: bool = False
+    target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]
 
     def tosa_extensions(self) -> list[str]:
-        return ["controlflow"] if self.gru_form == "loop" else []
+        """The extensions the graph uses (each one checked against the target)."""
+        if self.gru_form == "loop":
+            self.target.require_extension("controlflow", "gru_form='loop' (tosa.while_loop)")
+            return ["controlflow"]
+        return []
 
 
 TORCH_BACKEND = "func.func(torch-match-quantized-custom-ops),torchdynamo-export-to-torch-backend-pipeline"
@@ -211,10 +217,8 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
                    f"decompose-gru{{form={options.gru_form}}}"]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
-    target = "profiles=pro_fp level=8k"
-    if options.tosa_extensions():
-        target += " extensions=" + ",".join(options.tosa_extensions())
-    validation = [f"tosa-attach-target{{{target}}}", "tosa-validate{strict-op-spec-alignment}"]
+    attach = options.target.attach_options(options.tosa_extensions())
+    validation = [f"tosa-attach-target{{{attach}}}", "tosa-validate{strict-op-spec-alignment}"]
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
             *(validation if options.validate else [])]
 

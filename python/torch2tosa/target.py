@@ -1,0 +1,86 @@
+"""The TOSA target: which profile, extensions and level a compiled graph must fit.
+
+A target is chosen once (`torch2tosa.compile(..., target=...)`,
+`torch2tosa-compile --target`) and read everywhere that depends on it: the
+default pipeline (which passes run, what `tosa-attach-target` declares, what
+`tosa-validate` checks), the passes that take a `target` option, and the
+compile summary. No pass tests for "is this INT?" on its own.
+
+    name            profile   extensions a graph may use       accelerator
+    tosa-fp         PRO-FP    controlflow                       -
+    tosa-int        PRO-INT   int16, controlflow                -
+    ethos-u55-128   PRO-INT   int16 (not in TABLE)              Ethos-U55, 128 MACs
+    ethos-u85-256   PRO-INT   int16, controlflow                Ethos-U85, 256 MACs
+
+Ethos-U55 has no control flow, gather or scatter (so no loop-form recurrences)
+and only int8 TABLE lookups (Vela's supported-operator report for TOSA input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .diagnostics import Torch2TosaError
+
+PRO_FP = "pro_fp"
+PRO_INT = "pro_int"
+LEVEL = "8k"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    profile: str  # PRO_FP or PRO_INT
+    extensions: frozenset[str]  # TOSA extensions the consumer implements
+    description: str
+    accelerator: str | None = None  # Vela's --accelerator-config, for NPU targets
+    int16_tables: bool = True  # 513-entry int16 TABLE (EXT-INT16)
+
+    @property
+    def is_int(self) -> bool:
+        return self.profile == PRO_INT
+
+    @property
+    def profile_name(self) -> str:
+        return "INT" if self.is_int else "FP"
+
+    def require_extension(self, extension: str, why: str) -> None:
+        """Raises a clear error when the graph needs an extension this target lacks."""
+        if extension not in self.extensions:
+            raise Torch2TosaError(
+                f"{why} needs the TOSA {extension} extension, which target '{self.name}' "
+                f"({self.description}) does not have")
+
+    def attach_options(self, extensions: list[str]) -> str:
+        """Options of `tosa-attach-target` for a graph that uses `extensions`."""
+        options = f"profiles={self.profile} level={LEVEL}"
+        if extensions:
+            options += " extensions=" + ",".join(extensions)
+        return options
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target("tosa-fp", PRO_FP, frozenset({"controlflow"}),
+               "TOSA 1.0 PRO-FP, level 8K"),
+        Target("tosa-int", PRO_INT, frozenset({"int16", "controlflow"}),
+               "TOSA 1.0 PRO-INT, level 8K"),
+        Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),
+               "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
+               accelerator="ethos-u55-128", int16_tables=False),
+        Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
+               "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
+               accelerator="ethos-u85-256"),
+    )
+}
+DEFAULT_TARGET = "tosa-fp"
+
+
+def get(name: str | Target) -> Target:
+    if isinstance(name, Target):
+        return name
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise Torch2TosaError(f"unknown target '{name}'; targets: {', '.join(TARGETS)}") from None
