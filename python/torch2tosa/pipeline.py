@@ -213,7 +213,10 @@ CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
-    torch_level = ["fold-batch-norm", "conv1d-to-conv2d",
+    # INT: the quantized ops become integer TOSA first; what is left must not compute in float.
+    integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
+               if options.target.is_int else [])
+    torch_level = ["fold-batch-norm", *integer, "conv1d-to-conv2d",
                    f"decompose-gru{{form={options.gru_form}}}"]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")

@@ -17,7 +17,8 @@ from torch_mlir.dialects import tosa
 # TOSA 1.0 level 8K: MAX_TENSOR_LIST_SIZE bounds the number of concat inputs.
 MAX_CONCAT_INPUTS = 64
 
-_NP_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i8": np.int8}
+_NP_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i16": np.int16,
+              "i8": np.int8, "i64": np.int64}
 
 
 # --- types -----------------------------------------------------------------
@@ -118,8 +119,29 @@ def const_shape(values: Sequence[int]) -> ir.Value:
     return tosa.const_shape(shape_type, attr)
 
 
-def zero_point(elem: ir.Type) -> ir.Value:
-    return const(np.zeros([1]), elem)
+def zero_point(elem: ir.Type, value: int = 0) -> ir.Value:
+    return const(np.full([1], value), elem)
+
+
+def is_float(elem: ir.Type) -> bool:
+    return isinstance(elem, (ir.F32Type, ir.F16Type, ir.BF16Type))
+
+
+def int_type(bits: int) -> ir.Type:
+    return ir.IntegerType.get_signless(bits)
+
+
+def accumulator_type(elem: ir.Type) -> ir.Type:
+    """What convolutions and matmuls accumulate `elem` inputs in (TOSA 1.0): f32 for floats,
+    i32 for int8, i48 for int16 (EXT-INT16)."""
+    if is_float(elem):
+        return ir.F32Type.get()
+    return int_type(48 if ir.IntegerType(elem).width == 16 else 32)
+
+
+def result_type_of_accumulation(elem: ir.Type) -> ir.Type:
+    """A float convolution returns its input type; an integer one its accumulator."""
+    return elem if is_float(elem) else accumulator_type(elem)
 
 
 def mul_shift() -> ir.Value:
@@ -253,12 +275,20 @@ def matmul(a: ir.Value, b: ir.Value) -> ir.Value:
     return tosa.matmul(tensor_type([n, h, w], elem), a, b, zero_point(elem), zero_point(elem))
 
 
-# --- convolutions (NHWC input, zero points of 0, accumulate in f32) -----------------
+# --- convolutions (NHWC input; zero points and accumulator from the operand types) -------
+#
+# Float: zero points 0, f32 accumulation (f32 and f16 inputs alike, as the FP profile allows),
+# result in the input type. Integer: the input's zero point, weight zero point 0 (symmetric
+# weights), int32 bias and accumulator for int8 inputs, int48 for int16; the result is the
+# accumulator, which the caller RESCALEs.
 
 
-def _acc_type() -> ir.TypeAttr:
-    """f32 accumulation, for f32 and f16 inputs alike (both allowed by the TOSA FP profile)."""
-    return ir.TypeAttr.get(ir.F32Type.get())
+def _acc_type(x: ir.Value) -> ir.TypeAttr:
+    return ir.TypeAttr.get(accumulator_type(element_type(x)))
+
+
+def _conv_zero_points(x: ir.Value, weight: ir.Value, input_zp: int) -> tuple[ir.Value, ir.Value]:
+    return zero_point(element_type(x), input_zp), zero_point(element_type(weight))
 
 
 def _i64_array(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
@@ -266,36 +296,69 @@ def _i64_array(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
 
 
 def _conv_out_type(x: ir.Value, out_hw: Sequence[int], channels: int) -> ir.RankedTensorType:
-    return tensor_type([shape_of(x)[0], *out_hw, channels], element_type(x))
+    return tensor_type([shape_of(x)[0], *out_hw, channels],
+                       result_type_of_accumulation(element_type(x)))
 
 
 def conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
-           stride: Sequence[int], dilation: Sequence[int], out_hw: Sequence[int]) -> ir.Value:
+           stride: Sequence[int], dilation: Sequence[int], out_hw: Sequence[int],
+           input_zp: int = 0) -> ir.Value:
     """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; pad [top,bottom,left,right]."""
-    elem = element_type(x)
     return tosa.conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
-                       zero_point(elem), zero_point(elem), _i64_array(pad), _i64_array(stride),
-                       _i64_array(dilation), _acc_type())
+                       *_conv_zero_points(x, weight, input_zp), _i64_array(pad),
+                       _i64_array(stride), _i64_array(dilation), _acc_type(x))
 
 
 def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
                      stride: Sequence[int], dilation: Sequence[int],
-                     out_hw: Sequence[int]) -> ir.Value:
+                     out_hw: Sequence[int], input_zp: int = 0) -> ir.Value:
     """x [N,H,W,C], weight [KH,KW,C,M], bias [C*M]; output channel c*M + m."""
-    elem = element_type(x)
     _, _, c, m = shape_of(weight)
     return tosa.depthwise_conv2d(_conv_out_type(x, out_hw, c * m), x, weight, bias,
-                                 zero_point(elem), zero_point(elem), _i64_array(pad),
-                                 _i64_array(stride), _i64_array(dilation), _acc_type())
+                                 *_conv_zero_points(x, weight, input_zp), _i64_array(pad),
+                                 _i64_array(stride), _i64_array(dilation), _acc_type(x))
 
 
 def transpose_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, out_pad: Sequence[int],
-                     stride: Sequence[int], out_hw: Sequence[int]) -> ir.Value:
+                     stride: Sequence[int], out_hw: Sequence[int], input_zp: int = 0) -> ir.Value:
     """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; out_pad [top,bottom,left,right] (> -K)."""
-    elem = element_type(x)
     return tosa.transpose_conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
-                                 zero_point(elem), zero_point(elem), _i64_array(out_pad),
-                                 _i64_array(stride), _acc_type())
+                                 *_conv_zero_points(x, weight, input_zp), _i64_array(out_pad),
+                                 _i64_array(stride), _acc_type(x))
+
+
+# --- integer profile -----------------------------------------------------------------------
+
+
+ROUNDING = {True: "DOUBLE_ROUND", False: "SINGLE_ROUND"}
+
+
+def rescale(x: ir.Value, params, out_elem: ir.Type, input_zp: int = 0, output_zp: int = 0,
+            double_round: bool = False) -> ir.Value:
+    """tosa.rescale with `params` (a quant_math.Rescale); per-channel along the last axis.
+    SINGLE_ROUND by default: DOUBLE_ROUND needs the EXT-DOUBLEROUND extension."""
+    i32, i8 = int_type(32), int_type(8)
+    return tosa.rescale(
+        tensor_type(shape_of(x), out_elem), x,
+        const(params.multiplier, i32), const(params.shift, i8),
+        zero_point(element_type(x), input_zp), zero_point(out_elem, output_zp),
+        ir.BoolAttr.get(True), ir.Attribute.parse(f"#tosa.rounding_mode<{ROUNDING[double_round]}>"),
+        ir.BoolAttr.get(params.per_channel), ir.BoolAttr.get(False), ir.BoolAttr.get(False))
+
+
+def clamp(x: ir.Value, lo, hi) -> ir.Value:
+    elem = element_type(x)
+    if is_float(elem):
+        lo_attr, hi_attr = ir.FloatAttr.get(elem, float(lo)), ir.FloatAttr.get(elem, float(hi))
+    else:
+        lo_attr, hi_attr = ir.IntegerAttr.get(elem, int(lo)), ir.IntegerAttr.get(elem, int(hi))
+    return tosa.clamp(x.type, x, lo_attr, hi_attr)
+
+
+def table(x: ir.Value, values: np.ndarray, out_elem: ir.Type) -> ir.Value:
+    """tosa.table: 256 int8 entries indexed by x + 128 (int8), or 513 int16 (int16)."""
+    table_elem = out_elem if ir.IntegerType(out_elem).width == 8 else int_type(16)
+    return tosa.table(tensor_type(shape_of(x), out_elem), x, const(values, table_elem))
 
 
 def reduce_sum(x: ir.Value, axis: int) -> ir.Value:

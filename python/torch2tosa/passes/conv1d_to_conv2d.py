@@ -168,77 +168,118 @@ def _transposed_padding(spec: Conv1d, kernel: int) -> tuple[int, int, int, int]:
     return left, right, crop_left, crop_right
 
 
-def _forward(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray) -> ir.Value:
+@dataclass(frozen=True)
+class ConvConstants:
+    """A convolution's weight and bias in PyTorch's layout, with the TOSA element types they
+    take: the input's type for a float conv; int8 weights and an int32 (int48 for int16
+    inputs) bias in the accumulator's scale for an integer one, whose input has `input_zp`."""
+
+    w: np.ndarray
+    b: np.ndarray
+    weight_elem: ir.Type
+    bias_elem: ir.Type
+    input_zp: int = 0
+
+    def weight(self, array: np.ndarray) -> ir.Value:
+        return tb.const(array, self.weight_elem)
+
+    def bias(self, array: np.ndarray) -> ir.Value:
+        return tb.const(array, self.bias_elem)
+
+
+def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
+    """x [N,1,W,C] -> [N,1,W',O] (in the accumulator type for an integer conv)."""
+    return (_transposed if spec.transposed else _forward)(x, spec, k)
+
+
+def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
     """x [N,1,W,C] -> [N,1,W',O]."""
-    elem = tb.element_type(x)
     left, right, drop = _exact_padding(spec)
     if drop:
         x = tb.slice_(x, [0, 0, 0, 0], [spec.batch, 1, spec.width - drop, spec.in_channels])
     attrs = dict(pad=[0, 0, left, right], stride=[1, spec.stride], dilation=[1, spec.dilation],
-                 out_hw=[1, spec.out_width])
+                 out_hw=[1, spec.out_width], input_zp=k.input_zp)
     g, c = spec.groups, spec.in_channels
     if g == c and g > 1:
-        return tb.depthwise_conv2d(x, tb.const(cw.depthwise_hwcm(w, c), elem),
-                                   tb.const(b, elem), **attrs)
+        return tb.depthwise_conv2d(x, k.weight(cw.depthwise_hwcm(k.w, c)), k.bias(k.b), **attrs)
     if g == 1:
-        return tb.conv2d(x, tb.const(cw.conv_ohwi(w), elem), tb.const(b, elem), **attrs)
+        return tb.conv2d(x, k.weight(cw.conv_ohwi(k.w)), k.bias(k.b), **attrs)
     if g <= PER_GROUP_MAX:
-        return _per_group(x, spec, w, b, attrs)
-    hwcm, bias = cw.grouped_as_depthwise(w, b, c, g)
-    partial = tb.depthwise_conv2d(x, tb.const(hwcm, elem), tb.const(bias, elem), **attrs)
+        return _per_group(x, spec, k, attrs)
+    hwcm, bias = cw.grouped_as_depthwise(k.w, k.b, c, g)
+    partial = tb.depthwise_conv2d(x, k.weight(hwcm), k.bias(bias), **attrs)
     m = spec.out_channels // g
     rows = spec.batch * spec.out_width
     summed = tb.reduce_sum(tb.reshape(partial, [rows, g, c // g, m]), axis=2)
     return tb.reshape(summed, [spec.batch, 1, spec.out_width, spec.out_channels])
 
 
-def _per_group(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray, attrs: dict) -> ir.Value:
+def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict) -> ir.Value:
     """x [N,1,W,C] -> g x (slice C/g channels -> conv2d) -> concat on C: [N,1,W',O]."""
-    elem = tb.element_type(x)
     per_group = spec.in_channels // spec.groups
     outs = []
-    for g, (weight, bias) in enumerate(cw.split_groups(w, b, spec.groups)):
+    for g, (weight, bias) in enumerate(cw.split_groups(k.w, k.b, spec.groups)):
         xg = tb.slice_(x, [0, 0, 0, g * per_group], [spec.batch, 1, tb.shape_of(x)[2], per_group])
-        outs.append(tb.conv2d(xg, tb.const(weight, elem), tb.const(bias, elem), **attrs))
+        outs.append(tb.conv2d(xg, k.weight(weight), k.bias(bias), **attrs))
     return tb.concat(outs, axis=3)
 
 
-def _transposed(x: ir.Value, spec: Conv1d, w: np.ndarray, b: np.ndarray) -> ir.Value:
+def _transposed(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
     """x [N,1,W,C] -> [N,1,W',O]."""
-    elem = tb.element_type(x)
-    weight = cw.transpose_conv_ohwi(w, spec.out_channels, spec.groups, spec.dilation)
-    k = weight.shape[2]
-    left, right, crop_left, crop_right = _transposed_padding(spec, k)
-    y = tb.transpose_conv2d(x, tb.const(weight, elem), tb.const(b, elem),
+    weight = cw.transpose_conv_ohwi(k.w, spec.out_channels, spec.groups, spec.dilation)
+    kernel = weight.shape[2]
+    left, right, crop_left, crop_right = _transposed_padding(spec, kernel)
+    y = tb.transpose_conv2d(x, k.weight(weight), k.bias(k.b),
                             out_pad=[0, 0, left, right], stride=[1, spec.stride],
-                            out_hw=[1, spec.out_width + crop_left + crop_right])
+                            out_hw=[1, spec.out_width + crop_left + crop_right],
+                            input_zp=k.input_zp)
     return tb.slice_(y, [0, 0, crop_left, 0], [spec.batch, 1, spec.out_width, spec.out_channels])
+
+
+def check_padding(spec: Conv1d) -> None:
+    """Raises UnsupportedError for padding TOSA cannot express (before any op is built)."""
+    if spec.transposed:
+        _transposed_padding(spec, spec.dilation * (spec.kernel - 1) + 1)
+    else:
+        _exact_padding(spec)
+
+
+def to_nhwc(x: ir.Value, spec: Conv1d) -> ir.Value:
+    """[N,C,W] -> [N,1,W,C]."""
+    return tb.reshape(tb.transpose(x, [0, 2, 1]), [spec.batch, 1, spec.width, spec.in_channels])
+
+
+def from_nhwc(y: ir.Value, spec: Conv1d) -> ir.Value:
+    """[N,1,W',O] -> [N,O,W']."""
+    return tb.transpose(tb.reshape(y, [spec.batch, spec.out_width, spec.out_channels]), [0, 2, 1])
 
 
 def _lower(op, rewriter, spec: Conv1d) -> None:
     elem = tb.builtin_type_for(op.operands[0].type).element_type
     w, b = _weights(op, spec, tb.np_dtype(elem))
-    if spec.transposed:  # check everything that can fail before building any op
-        _transposed_padding(spec, spec.dilation * (spec.kernel - 1) + 1)
-    else:
-        _exact_padding(spec)
+    check_padding(spec)  # everything that can fail, before building any op
     with rewriter.ip, op.location:
-        x = tb.transpose(tb.to_builtin(op.operands[0]), [0, 2, 1])
-        x = tb.reshape(x, [spec.batch, 1, spec.width, spec.in_channels])
-        y = (_transposed if spec.transposed else _forward)(x, spec, w, b)
-        y = tb.reshape(y, [spec.batch, spec.out_width, spec.out_channels])
-        rewriter.replace_op(op, [tb.from_builtin(tb.transpose(y, [0, 2, 1]))])
+        x = to_nhwc(tb.to_builtin(op.operands[0]), spec)
+        y = emit_conv(x, spec, ConvConstants(w, b, elem, elem))
+        rewriter.replace_op(op, [tb.from_builtin(from_nhwc(y, spec))])
+
+
+def conv1d_spec(op) -> Conv1d | None:
+    """The configuration of a 1D `aten.convolution` / `aten.conv1d.padding`, else None."""
+    if op.name == "torch.aten.conv1d.padding":
+        return _from_conv1d_padding(op)
+    return _from_convolution(op)
 
 
 def lower_convolution(op, rewriter):
-    spec = _from_convolution(op)
+    spec = conv1d_spec(op.operation)
     if spec is None:
         return NO_MATCH
     _lower(op, rewriter, spec)
 
 
 def lower_conv1d_padding(op, rewriter):
-    _lower(op, rewriter, _from_conv1d_padding(op))
+    _lower(op, rewriter, conv1d_spec(op.operation))
 
 
 def lower_pad(op, rewriter):

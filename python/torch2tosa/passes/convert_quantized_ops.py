@@ -1,0 +1,205 @@
+"""convert-quantized-ops: PT2E quantize(op(dequantize ...)) patterns -> TOSA PRO-INT ops.
+
+Each pattern is rooted at a `quantize_per_tensor` and reads the scales from the
+dequantize ops feeding the float op before it (quantization parameters travel with
+values; nothing is recomputed from statistics):
+
+    q(act?(conv1d(dq(x), dq(W), b)))   ->  conv2d(x, W, B) : i32  ->  RESCALE  [-> CLAMP]
+        x int8 with zero point zx, W int8 symmetric per output channel (scales sw[o]),
+        B[o] = round(b[o] / (sx * sw[o])) int32, RESCALE per channel by sx * sw[o] / sy to
+        int8 with zero point zy. The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
+        padding, groups and transposed forms), so fold-layout treats both profiles alike.
+    q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
+    act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
+        qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
+        are the type's own range.
+
+The integer result replaces the quantize op; the float ops and the dequantize ops
+that fed only them are erased. An op without a pattern here is left as it is, for
+`verify-integer-graph` to name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from .. import quant_math as qm
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
+from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
+                               quantize_params, sole_user)
+from .torch_values import constant, is_none
+
+CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
+LINEAR = "torch.aten.linear"
+ACTIVATIONS = ("torch.aten.relu", "torch.aten.hardtanh", "torch.aten.clamp")
+
+
+# --- activations fused into the producer's output range --------------------------------------
+
+
+def _activation_bounds(act: ir.Operation | None) -> tuple[float, float]:
+    if act is None:
+        return -np.inf, np.inf
+    if act.name == "torch.aten.relu":
+        return 0.0, np.inf
+    what = act.name.removeprefix("torch.")
+    lo, hi = act.operands[1], act.operands[2]
+    return (-np.inf if is_none(lo) else float(constant(lo, f"{what}: min")),
+            np.inf if is_none(hi) else float(constant(hi, f"{what}: max")))
+
+
+def _clamp_to(y: ir.Value, out: QParams, act: ir.Operation | None) -> ir.Value:
+    """CLAMP the quantized result to the activation's range, unless RESCALE's saturation
+    to the type's range already does it."""
+    lo, hi = _activation_bounds(act)
+    zp, scale = out.scalar_zero_point, out.scalar_scale
+    q_lo = out.qmin if lo == -np.inf else max(out.qmin, int(np.round(lo / scale)) + zp)
+    q_hi = out.qmax if hi == np.inf else min(out.qmax, int(np.round(hi / scale)) + zp)
+    type_lo, type_hi = qm.INT_RANGES[out.int_type]
+    if q_lo <= type_lo and q_hi >= type_hi:
+        return y
+    return tb.clamp(y, q_lo, q_hi)
+
+
+# --- convolutions and linear ------------------------------------------------------------------
+
+
+def _input(op: ir.Operation, what: str) -> tuple[ir.Value, QParams]:
+    found = dequantized(op.operands[0])
+    if found is None or found[1].axis is not None:
+        raise UnsupportedError(f"{what}: the input is not quantized per tensor while the output "
+                               f"is; quantize the model with torch2tosa.quantize")
+    return found
+
+
+def _out_channel_scales(w_qp: QParams, out_channels: int, transposed: bool, groups: int,
+                        what: str) -> np.ndarray:
+    """The weight scale of each output channel."""
+    if w_qp.axis is None:
+        return np.full(out_channels, w_qp.scalar_scale)
+    want_axis = 1 if transposed else 0
+    if w_qp.axis != want_axis:
+        raise UnsupportedError(f"{what}: weights quantized per channel along axis {w_qp.axis}; "
+                               f"TOSA needs per-output-channel scales (axis {want_axis})")
+    return np.tile(w_qp.scale, groups) if transposed else w_qp.scale
+
+
+def _constants(op: ir.Operation, what: str, in_qp: QParams, out_channels: int,
+               transposed: bool = False, groups: int = 1) -> tuple[ConvConstants, np.ndarray]:
+    """Integer weight and bias, and the per-channel RESCALE ratio sx * sw[o] / sy's numerator."""
+    if in_qp.int_type != "i8":
+        raise UnsupportedError(f"{what}: {in_qp.int_type} activations are not supported yet "
+                               f"(int8 activations: scheme 'a8w8')")
+    w_int, w_qp = constant_weight(op.operands[1], what)
+    w_scales = _out_channel_scales(w_qp, out_channels, transposed, groups, what)
+    bias = np.zeros(out_channels) if is_none(op.operands[2]) else float_bias(op.operands[2], what)
+    acc = in_qp.scalar_scale * w_scales
+    bias_q = qm.bias_int32(bias, in_qp.scalar_scale, w_scales)
+    constants = ConvConstants(w_int.astype(np.int8), bias_q, tb.int_type(8), tb.int_type(32),
+                              input_zp=in_qp.scalar_zero_point)
+    return constants, acc
+
+
+def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, act, what: str):
+    rescale = qm.rescale_params(acc_scale / out.scalar_scale, f"{what}: output RESCALE")
+    y = tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
+    return _clamp_to(y, out, act)
+
+
+def _lower_conv1d(op: ir.Operation, out: QParams, act) -> ir.Value:
+    spec = conv1d_spec(op)
+    if spec is None:
+        raise UnsupportedError(f"{op.name.removeprefix('torch.')}: only 1D convolutions have an "
+                               f"integer lowering so far")
+    what = spec.op
+    x_int, in_qp = _input(op, what)
+    constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
+    check_padding(spec)
+    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants)
+    return from_nhwc(_requantize(y, acc, out, act, what), spec)
+
+
+def _lower_linear(op: ir.Operation, out: QParams, act) -> ir.Value:
+    what = "aten.linear"
+    x_int, in_qp = _input(op, what)
+    shape = tb.vtensor_shape_and_dtype(x_int.type)[0]
+    out_shape = tb.vtensor_shape_and_dtype(op.results[0].type)[0]
+    if shape is None or out_shape is None:
+        raise UnsupportedError(f"{what}: static shapes are required")
+    features, out_features = shape[-1], out_shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    constants, acc = _constants(op, what, in_qp, out_features)
+    x = tb.reshape(tb.to_builtin(x_int), [rows, 1, 1, features])
+    y = tb.conv2d(x, constants.weight(constants.w.reshape(out_features, 1, 1, features)),
+                  constants.bias(constants.b), pad=[0, 0, 0, 0], stride=[1, 1],
+                  dilation=[1, 1], out_hw=[1, 1], input_zp=constants.input_zp)
+    return tb.reshape(_requantize(y, acc, out, act, what), out_shape)
+
+
+LOWERINGS = {
+    "torch.aten.convolution": _lower_conv1d,
+    "torch.aten.conv1d.padding": _lower_conv1d,
+    LINEAR: _lower_linear,
+}
+
+
+# --- the pattern ---------------------------------------------------------------------------
+
+
+def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None] | None:
+    """(compute op, fused activation or None) feeding quantize op `q`, if it has a lowering."""
+    producer = tb.defining_op(q.operands[0])
+    if producer is None or sole_user(producer.results[0]) is None:
+        return None
+    act = None
+    if producer.name in ACTIVATIONS:
+        inner = tb.defining_op(producer.operands[0])
+        if inner is None or inner.name not in LOWERINGS or sole_user(inner.results[0]) is None:
+            return None
+        act, producer = producer, inner
+    return (producer, act) if producer.name in LOWERINGS else None
+
+
+def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
+    """Erases the matched float ops and the dequantize ops that fed only them. Their constant
+    operands (literals, scalars, lists) are left for canonicalize, as every lowering does."""
+    dequantizes = [tb.defining_op(v) for v in producer.operands]
+    if act is not None:
+        rewriter.erase_op(act)
+    rewriter.erase_op(producer)
+    for op in dequantizes:
+        if op is not None and op.name in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL) \
+                and not list(op.results[0].uses):
+            rewriter.erase_op(op)
+
+
+def lower_quantized(op, rewriter):
+    q = op.operation
+    chain = _producer_chain(q)
+    if chain is None:
+        return NO_MATCH
+    producer, act = chain
+    out = quantize_params(q)
+    with rewriter.ip, producer.location:
+        y = LOWERINGS[producer.name](producer, out, act)
+        replacement = tb.from_builtin(y)
+    rewriter.replace_op(q, [replacement])
+    _erase_matched(rewriter, producer, act)
+
+
+def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
+    del options
+    patterns.add(QUANTIZE, guarded(lower_quantized, diagnostics))
+
+
+PASS = pattern_pass(
+    "convert-quantized-ops",
+    "Lower PT2E quantize(op(dequantize ...)) patterns (conv1d, linear, fused activations) "
+    "to TOSA INT ops with RESCALE",
+    populate_patterns,
+    owned_aten_ops=("aten.linear.default",),
+)

@@ -1,0 +1,108 @@
+"""Integer arithmetic of the TOSA INT profile, in numpy: the one place scales become integers.
+
+RESCALE (TOSA 1.0, scale32): a float ratio r > 0 is written as multiplier * 2^-shift,
+
+    r = m * 2^e, 0.5 <= m < 1 (frexp)  ->  multiplier = round(m * 2^31) in [2^30, 2^31),
+                                           shift = 31 - e, which TOSA requires in [2, 62];
+
+and applied to an int32/int48 value v (after subtracting the input zero point) as
+
+    apply_scale_32(v) = (v * multiplier + round) >> shift,  round = 2^(shift-1)
+                        (DOUBLE_ROUND, shift > 31: round += 2^30 for v >= 0, -2^30 for v < 0)
+    out = clamp(apply_scale_32(v) + output_zp, type min, type max).
+
+`rescale_reference` is that arithmetic bit for bit: tests use it to show a lowering is
+exact, separately from the quantization error, which they measure against float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .diagnostics import Torch2TosaError
+
+SHIFT_MIN, SHIFT_MAX = 2, 62
+INT_RANGES = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(2**31), 2**31 - 1)}
+
+
+class ScaleError(Torch2TosaError):
+    """A quantization scale the TOSA integer ops cannot express."""
+
+
+@dataclass(frozen=True)
+class Rescale:
+    multiplier: np.ndarray  # int32, [C] or [1]
+    shift: np.ndarray  # int8, same shape
+
+    @property
+    def per_channel(self) -> bool:
+        return self.multiplier.size > 1
+
+
+def rescale_params(ratio, what: str = "RESCALE") -> Rescale:
+    """multiplier (int32) and shift (int8) with multiplier * 2^-shift == ratio (scale32)."""
+    ratio = np.atleast_1d(np.asarray(ratio, dtype=np.float64))
+    if np.any(~np.isfinite(ratio)) or np.any(ratio <= 0):
+        raise ScaleError(f"{what}: scale ratio {_fmt(ratio)} must be positive and finite")
+    mantissa, exponent = np.frexp(ratio)
+    multiplier = np.round(mantissa * 2.0**31).astype(np.int64)
+    carry = multiplier == 2**31  # m rounded up to 1.0
+    multiplier[carry] //= 2
+    exponent = exponent + carry
+    shift = 31 - exponent
+    if np.any(shift < SHIFT_MIN) or np.any(shift > SHIFT_MAX):
+        bad = ratio[(shift < SHIFT_MIN) | (shift > SHIFT_MAX)]
+        raise ScaleError(f"{what}: scale ratio {_fmt(bad)} is outside what a TOSA RESCALE can "
+                         f"express (multiplier * 2^-shift with shift in [{SHIFT_MIN}, "
+                         f"{SHIFT_MAX}]: about 4.7e-10 to 5.4e8)")
+    return Rescale(multiplier.astype(np.int32), shift.astype(np.int8))
+
+
+def _fmt(values: np.ndarray) -> str:
+    return ", ".join(f"{v:.6g}" for v in values.ravel()[:4]) + (" ..." if values.size > 4 else "")
+
+
+def apply_scale_32(values: np.ndarray, multiplier, shift, double_round: bool) -> np.ndarray:
+    """TOSA's apply_scale_32 on int64 numpy values (broadcasting multiplier/shift)."""
+    v = np.asarray(values, dtype=np.int64)
+    m = np.asarray(multiplier, dtype=np.int64)
+    s = np.asarray(shift, dtype=np.int64)
+    rounding = np.left_shift(np.int64(1), s - 1)
+    if double_round:
+        rounding = np.where((s > 31) & (v >= 0), rounding + (1 << 30), rounding)
+        rounding = np.where((s > 31) & (v < 0), rounding - (1 << 30), rounding)
+    # v * m fits in int64: |v| < 2^47 (int48 accumulators), m < 2^31... except at the very edge;
+    # use Python ints through object arrays only if that edge is reached.
+    product = v * m
+    return np.right_shift(product + rounding, s)
+
+
+def rescale_reference(values, rescale: Rescale, input_zp: int, output_zp: int, out_type: str,
+                      double_round: bool, channel_axis: int = -1) -> np.ndarray:
+    """TOSA RESCALE on integer numpy values; per-channel parameters along `channel_axis`."""
+    v = np.asarray(values, dtype=np.int64) - input_zp
+    m, s = rescale.multiplier.astype(np.int64), rescale.shift.astype(np.int64)
+    if rescale.per_channel:
+        shape = [1] * v.ndim
+        shape[channel_axis] = m.size
+        m, s = m.reshape(shape), s.reshape(shape)
+    lo, hi = INT_RANGES[out_type]
+    return np.clip(apply_scale_32(v, m, s, double_round) + output_zp, lo, hi)
+
+
+def quantize_reference(x, scale, zero_point, qmin: int, qmax: int) -> np.ndarray:
+    """PyTorch's quantize_per_tensor: clamp(round_half_even(x / scale) + zp)."""
+    return np.clip(np.round(np.asarray(x, np.float64) / scale) + zero_point, qmin, qmax)
+
+
+def bias_int32(bias, input_scale: float, weight_scales) -> np.ndarray:
+    """A float bias in the accumulator's scale (input_scale * weight_scale[c]), as int32."""
+    acc_scale = input_scale * np.asarray(weight_scales, dtype=np.float64)
+    values = np.round(np.asarray(bias, dtype=np.float64) / acc_scale)
+    lo, hi = INT_RANGES["i32"]
+    if np.any(values < lo) or np.any(values > hi):
+        raise ScaleError(f"bias {_fmt(np.asarray(bias))} does not fit int32 at accumulator "
+                         f"scale {_fmt(acc_scale)}")
+    return values.astype(np.int32)
