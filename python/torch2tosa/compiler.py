@@ -18,10 +18,17 @@ from .context import new_context
 from .diagnostics import Torch2TosaError
 from .importer import import_model
 from .passes import convert_io_to_channels_last as channels_last
+from .passes.convert_io_to_integer import read_io_quantization
 from .passes.decompose_gru import GRU_FORMS
 
 # progress(stage, seconds): called after each stage (import, each pass, validation, ...).
 ProgressFn = Callable[[str, float], None]
+# torch2tosa.quantize keeps the float model here, on the quantized GraphModule's meta, so
+# that check() can measure the quantization error against it.
+FLOAT_MODEL_META = "torch2tosa_float_model"
+# An INT graph matches the PT2E model when at least this fraction of every output's elements
+# is at most one quantization step away.
+MIN_WITHIN_ONE_STEP = 0.999
 
 
 @dataclass
@@ -39,6 +46,23 @@ class CheckReport:
 
 
 @dataclass
+class QuantizedCheckReport:
+    """An integer graph against the PT2E model (quantization steps) and the float model."""
+
+    outputs: list[reference.QuantizedComparison]
+    min_fraction: float = MIN_WITHIN_ONE_STEP
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok(self.min_fraction) for o in self.outputs)
+
+    @property
+    def max_abs_error(self) -> float | None:
+        errors = [o.float_max_abs_error for o in self.outputs if o.float_max_abs_error is not None]
+        return max(errors) if errors else None
+
+
+@dataclass
 class CompiledModel:
     """A model compiled to TOSA: its MLIR module and text, its flatbuffer, a reference-model runner."""
 
@@ -52,6 +76,7 @@ class CompiledModel:
     _flatbuffer: bytes | None = None
     # rank-3 inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W.
     channels_last_io: bool = False
+    _float_model: Callable | None = None  # the model before quantization, if known
 
     @functools.cached_property
     def mlir(self) -> str:
@@ -86,24 +111,52 @@ class CompiledModel:
                 if isinstance(t, torch.Tensor) and t.dim() == channels_last.RANK else t
                 for t in tensors]
 
+    @functools.cached_property
+    def io_quantization(self) -> tuple[list[dict | None], list[dict | None]]:
+        """(inputs, outputs): {"scale", "zero_point", "type"} of each integer graph input and
+        output (None for a float one); ([], []) for a float graph."""
+        return read_io_quantization(self.module.operation)
+
     def run_reference(self, *inputs: torch.Tensor):
         """Runs the flatbuffer on the TOSA reference model; inputs and outputs in the graph's
-        layout (see `graph_layout`); returns numpy outputs."""
-        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
-        return reference.run(self.flatbuffer, reference.to_numpy(tensors))
+        layout (see `graph_layout`); returns numpy outputs. An integer graph takes and returns
+        floats: inputs are quantized and outputs dequantized with the recorded parameters."""
+        tensors = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+        in_specs, out_specs = self.io_quantization
+        if in_specs:
+            tensors = [reference.quantize(t, spec) for t, spec in zip(tensors, in_specs)]
+        outputs = reference.run(self.flatbuffer, tensors)
+        if out_specs:
+            outputs = [reference.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
+        return outputs
 
-    def check(self, *inputs: torch.Tensor, atol: float = 1e-5) -> CheckReport:
-        """Compares the reference model with eager PyTorch on `inputs` (default: the examples)."""
+    def _eager_outputs(self, model: Callable, inputs) -> list:
+        with torch.no_grad():
+            outputs = reference.flatten_tensors(model(*inputs))
+        return reference.to_numpy(self.graph_layout(outputs))
+
+    def check(self, *inputs: torch.Tensor, atol: float = 1e-5):
+        """Compares the reference model with eager PyTorch on `inputs` (default: the examples).
+
+        A float graph: max abs error against the model, within `atol` (a CheckReport).
+        An integer graph: quantization steps against the PT2E model, which emulates the
+        integer arithmetic (ok when MIN_WITHIN_ONE_STEP of each output is within one step),
+        plus max abs error and SNR against the float model when it is known (a
+        QuantizedCheckReport; `atol` does not apply)."""
         if self._model is None:
             raise Torch2TosaError("check() needs the PyTorch model this was compiled from")
         inputs = inputs or self._example_inputs
         start = time.perf_counter()
         actual = self.run_reference(*self.graph_layout(inputs))
         self.timings.append(("reference model", time.perf_counter() - start))
-        with torch.no_grad():
-            outputs = reference.flatten_tensors(self._model(*inputs))
-        expected = reference.to_numpy(self.graph_layout(outputs))
-        return CheckReport(reference.compare(actual, expected), atol)
+        expected = self._eager_outputs(self._model, inputs)
+        out_specs = self.io_quantization[1]
+        if not out_specs:
+            return CheckReport(reference.compare(actual, expected), atol)
+        floats = (None if self._float_model is None
+                  else self._eager_outputs(self._float_model, inputs))
+        return QuantizedCheckReport(reference.compare_quantized(actual, expected, out_specs,
+                                                                floats))
 
 
 def example_input_tuple(example_inputs) -> tuple:
@@ -190,4 +243,5 @@ def compile(
         pl.run_pipeline(module, steps, name=name, on_stage=record)
     return CompiledModel(name=name, module=module, pipeline=steps, timings=timings,
                          _model=_eager(model), _example_inputs=example_inputs,
-                         channels_last_io=channels_last_io, target=tosa_target)
+                         channels_last_io=channels_last_io, target=tosa_target,
+                         _float_model=getattr(model, "meta", {}).get(FLOAT_MODEL_META))

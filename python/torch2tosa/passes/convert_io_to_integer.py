@@ -97,3 +97,25 @@ PASS = PassInfo(
                 "scale and zero point on the module",
     run=run,
 )
+
+
+def read_io_quantization(module_op: ir.Operation) -> tuple[list[dict | None], list[dict | None]]:
+    """(inputs, outputs) as recorded by this pass: {"scale", "zero_point", "type"} or None per
+    tensor; ([], []) for a float graph."""
+    if IO_ATTRIBUTE not in module_op.attributes:
+        return [], []
+    record = ir.DictAttr(module_op.attributes[IO_ATTRIBUTE])
+
+    def entries(key: str) -> list[dict | None]:
+        out = []
+        for attr in ir.ArrayAttr(record[key]):
+            if isinstance(attr, ir.UnitAttr) or not isinstance(attr, ir.DictAttr):
+                out.append(None)
+                continue
+            entry = ir.DictAttr(attr)
+            out.append({"scale": ir.FloatAttr(entry["scale"]).value,
+                        "zero_point": ir.IntegerAttr(entry["zero_point"]).value,
+                        "type": ir.StringAttr(entry["type"]).value})
+        return out
+
+    return entries("inputs"), entries("outputs")
