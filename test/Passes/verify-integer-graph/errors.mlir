@@ -1,0 +1,24 @@
+// RUN: not torch2tosa-opt %s --verify-integer-graph --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
+
+// COM: a float op between quantized values: named, with the advice to quantize.
+// ERR: errors.mlir:[[# @LINE + 9]]:8: error: 'aten.tanh' computes in floating point, which the TOSA INT profile cannot run (the quantizer left this op unquantized between quantized ops); quantize the model with torch2tosa.quantize(model, calibration) first
+func.func @unquantized_tanh(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],f32> {
+  %s = torch.constant.float 5.000000e-01
+  %z = torch.constant.int 0
+  %lo = torch.constant.int -128
+  %hi = torch.constant.int 127
+  %t = torch.constant.int 1
+  %none = torch.constant.none
+  %d = torch.quantized_decomposed.dequantize_per_tensor %x, %s, %z, %lo, %hi, %t, %none : !torch.vtensor<[4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
+  %y = torch.aten.tanh %d : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %y : !torch.vtensor<[4],f32>
+}
+
+// -----
+
+// COM: a float model: the first float op is named.
+// ERR: errors.mlir:[[# @LINE + 2]]:8: error: 'aten.relu' computes in floating point, which the TOSA INT profile cannot run (the model is not quantized)
+func.func @float_model(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %y = torch.aten.relu %x : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %y : !torch.vtensor<[4],f32>
+}

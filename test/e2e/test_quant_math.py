@@ -1,0 +1,59 @@
+"""The integer arithmetic helpers: RESCALE parameters for known scales, and their limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch2tosa import quant_math as qm
+
+
+@pytest.mark.parametrize("ratio, multiplier, shift", [
+    (0.125, 1 << 30, 33),            # 2^-3 = 0.5 * 2^-2
+    (0.5, 1 << 30, 31),
+    (1.0, 1 << 30, 30),
+    (0.75, 3 << 29, 31),
+    (1 - 2**-40, 1 << 30, 30),       # mantissa rounds up to 1.0: carried into the exponent
+    (0.0123, 1690499128, 37),    # 0.0123 * 2^37 = 1690499127.95
+])
+def test_quant_math_rescale_params_known_values(ratio, multiplier, shift):
+    params = qm.rescale_params(ratio)
+    assert params.multiplier.tolist() == [multiplier]
+    assert params.shift.tolist() == [shift]
+    assert abs(multiplier * 2.0 ** -shift - ratio) <= ratio * 2**-30
+
+
+def test_quant_math_rescale_params_per_channel():
+    params = qm.rescale_params([0.125, 0.0625])
+    assert params.per_channel
+    assert params.multiplier.tolist() == [1 << 30, 1 << 30]
+    assert params.shift.tolist() == [33, 34]
+
+
+@pytest.mark.parametrize("ratio, message", [
+    (1e-12, "outside what a TOSA RESCALE can express"),
+    (1e12, "outside what a TOSA RESCALE can express"),
+    (0.0, "must be positive and finite"),
+    (float("nan"), "must be positive and finite"),
+])
+def test_quant_math_rescale_params_out_of_range_is_named(ratio, message):
+    with pytest.raises(qm.ScaleError, match=message):
+        qm.rescale_params(ratio, "conv: output RESCALE")
+
+
+def test_quant_math_rescale_reference_matches_float_rounding():
+    """SINGLE_ROUND rescale of int32 accumulators equals round-half-up of the float product."""
+    rng = np.random.default_rng(0)
+    acc = rng.integers(-(2**20), 2**20, size=1000)
+    ratio = 0.00731
+    params = qm.rescale_params(ratio)
+    got = qm.rescale_reference(acc, params, 0, -5, "i8", double_round=False)
+    want = np.clip(np.floor(acc * (params.multiplier[0] * 2.0 ** -params.shift[0]) + 0.5) - 5,
+                   -128, 127)
+    assert np.array_equal(got, want)
+
+
+def test_quant_math_bias_int32_and_overflow():
+    assert qm.bias_int32([1.0, -0.5], 0.5, [0.25, 0.125]).tolist() == [8, -8]
+    with pytest.raises(qm.ScaleError, match="does not fit int32"):
+        qm.bias_int32([1e6], 1e-5, [1e-5])
