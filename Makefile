@@ -1,6 +1,6 @@
 # torch2tosa: everything a fresh machine needs goes through these targets.
 #   make demo   set up, compile a bundled example GRU model and check it on the TOSA reference model
-#   make test   set up, run the lit suite and the pytest end-to-end tests
+#   make test   set up, run the lit suite and the pytest end-to-end tests (Vela included)
 #   make bench  set up, benchmark against torch-mlir's TOSA path (writes bench/results.json)
 
 PYTHON ?= python3
@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,ethos-u]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -11,8 +11,8 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
-# Python end-to-end tests run under pytest, not lit.
-config.excludes = ["e2e", "lit.cfg.py", "Output", "__pycache__", "conftest.py"]
+# Python end-to-end tests run under pytest, not lit; fixtures are their data.
+config.excludes = ["e2e", "fixtures", "lit.cfg.py", "Output", "__pycache__", "conftest.py"]
 
 repo_root = os.path.dirname(config.test_source_root)
 python = sys.executable

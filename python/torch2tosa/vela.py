@@ -1,0 +1,332 @@
+"""Ethos-U: compile a `.tosa` flatbuffer with Arm's Vela and read back its report.
+
+Vela (`ethos-u-vela==5.2.0`) reads TOSA 1.0 PRO-INT (level 8K) flatbuffers directly. For TOSA
+input it has no CPU fallback: the graph runs entirely on the NPU or Vela rejects it.
+
+    report = run_vela(compiled.flatbuffer, "ethos-u55-128")
+    print(report.summary())
+
+Vela runs as a subprocess in a temporary directory, with the flags Arm's own flow (ExecuTorch's
+Ethos-U backend) passes:
+
+    vela NAME.tosa --accelerator-config=ethos-u55-128 --config=Arm/vela.ini
+         --system-config=Ethos_U55_High_End_Embedded --memory-mode=Shared_Sram
+         --output-format=raw --output-dir=DIR
+
+`--output-format=raw` writes `NAME_vela.npz` (command stream, weights, scratch and I/O layout:
+what a runtime loads). The numbers come from the summary CSV Vela writes beside it,
+`NAME_summary_<system-config>.csv`; only the NPU/CPU operator counts, which the CSV lacks, are
+read from Vela's stdout. A rejection is one `VelaError` naming the op and the constraint.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .diagnostics import Torch2TosaError
+
+VELA_VERSION = "5.2.0"
+INSTALL_HINT = f"pip install 'torch2tosa[ethos-u]'  (or: pip install ethos-u-vela=={VELA_VERSION})"
+# The config file Vela ships in ethosu/config_files/; Vela resolves this relative spelling itself.
+CONFIG_FILE = "Arm/vela.ini"
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """An Ethos-U configuration and the system config and memory mode Arm's flow pairs with it."""
+
+    name: str  # our target name, also Vela's --accelerator-config
+    system_config: str
+    memory_mode: str
+
+
+ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
+    Accelerator("ethos-u55-128", "Ethos_U55_High_End_Embedded", "Shared_Sram"),
+    Accelerator("ethos-u85-256", "Ethos_U85_SYS_DRAM_Mid", "Sram_Only"),
+)}
+
+
+class VelaNotFoundError(Torch2TosaError):
+    pass
+
+
+class VelaError(Torch2TosaError):
+    """Vela rejected the graph. `op` (as `tosa.add`) and `constraint` (Vela's words) are the first
+    failure; `failures` holds every (Vela op name, constraint) listed; `log` is Vela's output."""
+
+    def __init__(self, message: str, *, op: str | None = None, constraint: str | None = None,
+                 failures: Sequence[tuple[str, str]] = (), log: str = ""):
+        super().__init__(message)
+        self.op, self.constraint = op, constraint
+        self.failures, self.log = list(failures), log
+
+
+@dataclass
+class VelaReport:
+    """What Vela reports for one compiled graph. Memory in KiB, time in seconds."""
+
+    accelerator: str
+    system_config: str
+    memory_mode: str
+    npu_ops: int
+    cpu_ops: int
+    npu_cycles: int
+    total_cycles: int
+    macs: int
+    inference_time_s: float
+    inferences_per_second: float
+    sram_used_kib: float
+    off_chip_flash_used_kib: float
+    on_chip_flash_used_kib: float
+    dram_used_kib: float
+    csv_row: dict[str, str] = field(repr=False)
+    # NAME_vela.npz (--output-format=raw): cmd_data, weight_data, scratch and I/O layout.
+    output: bytes = field(repr=False)
+    command: list[str] = field(repr=False, default_factory=list)
+
+    @property
+    def inference_time_ms(self) -> float:
+        return self.inference_time_s * 1e3
+
+    @property
+    def flash_used_kib(self) -> float:
+        """Read-only storage (weights, command stream), wherever the memory mode puts it."""
+        return self.off_chip_flash_used_kib + self.on_chip_flash_used_kib
+
+    def summary(self) -> str:
+        flash = [f"{label} {kib:.2f} KiB" for label, kib in (
+            ("off-chip flash", self.off_chip_flash_used_kib),
+            ("on-chip flash", self.on_chip_flash_used_kib),
+            ("DRAM", self.dram_used_kib)) if kib]
+        return "\n".join([
+            f"{self.accelerator} ({self.system_config}, {self.memory_mode}): "
+            f"{self.npu_ops} NPU ops, {self.cpu_ops} CPU ops",
+            f"  {self.npu_cycles} NPU cycles, {self.total_cycles} total cycles: "
+            f"{self.inference_time_ms:.3f} ms, {self.inferences_per_second:.1f} inferences/s "
+            f"({self.macs} MACs)",
+            "  memory: " + ", ".join([f"SRAM {self.sram_used_kib:.2f} KiB", *flash]),
+        ])
+
+
+def vela_executable() -> str:
+    """`vela` next to this interpreter (the venv), else on PATH."""
+    beside = Path(sys.executable).with_name("vela")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("vela")
+    if found is None:
+        raise VelaNotFoundError(f"Vela (the Ethos-U compiler) is not installed: {INSTALL_HINT}")
+    return found
+
+
+def accelerator_config(accelerator: str) -> Accelerator:
+    try:
+        return ACCELERATORS[accelerator]
+    except KeyError:
+        raise Torch2TosaError(f"unknown Ethos-U target '{accelerator}': expected one of "
+                              f"{', '.join(ACCELERATORS)}") from None
+
+
+def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mode: str,
+                 output_dir: str, extra_flags: Sequence[str] = ()) -> list[str]:
+    return [vela_executable(), str(tosa_path),
+            f"--accelerator-config={accelerator}", f"--config={CONFIG_FILE}",
+            f"--system-config={system_config}", f"--memory-mode={memory_mode}",
+            "--output-format=raw", f"--output-dir={output_dir}", *extra_flags]
+
+
+def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
+             memory_mode: str | None = None, name: str = "model",
+             extra_flags: Sequence[str] = (), timeout: float | None = None) -> VelaReport:
+    """Compiles a `.tosa` flatbuffer for `accelerator` (a key of `ACCELERATORS`).
+
+    system_config / memory_mode: sections of Arm/vela.ini to use instead of the target's defaults.
+    extra_flags: further Vela flags, e.g. ["--optimise=Size", "--arena-cache-size=262144"].
+    Raises VelaError if Vela rejects the graph or leaves any op to the CPU.
+    """
+    target = accelerator_config(accelerator)
+    system_config = system_config or target.system_config
+    memory_mode = memory_mode or target.memory_mode
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"
+    with tempfile.TemporaryDirectory(prefix="torch2tosa-vela-") as tmp:
+        tosa_path, out_dir = Path(tmp) / f"{stem}.tosa", Path(tmp) / "out"
+        tosa_path.write_bytes(flatbuffer)
+        command = vela_command(tosa_path, accelerator, system_config, memory_mode, out_dir,
+                               extra_flags)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp,
+                                    timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
+                            + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
+        log = result.stdout + result.stderr
+        if result.returncode != 0:
+            raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
+        summaries = sorted(out_dir.glob(f"{stem}_summary_*.csv"))
+        npz = out_dir / f"{stem}_vela.npz"
+        if len(summaries) != 1 or not npz.exists():
+            raise VelaError(f"Vela ({accelerator}) exited 0 but did not write {stem}_vela.npz and "
+                            f"one {stem}_summary_*.csv:\n{log.strip()}", log=log)
+        report = _report(summaries[0].read_text(), log, npz.read_bytes(), command, memory_mode)
+    if report.cpu_ops:
+        raise VelaError(f"Vela ({accelerator}) left {report.cpu_ops} ops to the CPU, which cannot "
+                        "run TOSA input:\n" + log.strip(), log=log)
+    return report
+
+
+# --- reading Vela's output ---------------------------------------------------
+
+_OPS = re.compile(r"^(CPU|NPU) operators = (\d+)", re.M)
+# regor's validation failure: "Validation error:\nSigmoid:\n - Unsupported operation\n"
+_VALIDATION = re.compile(r"Validation error:\s*\n(.*?)(?:\n\s*\n|\Z)", re.S)
+_OP_HEADER = re.compile(r"^(\S[^:]*):\s*$")
+_CONSTRAINT = re.compile(r"^\s*-\s*(.+?)\s*$")
+_NOT_ON_NPU = re.compile(r"Non-passthrough operation \((\w+)\) could not run on NPU")
+# The last line of a Python traceback: "ethosu.vela.errors.CliOptionError: "Error: ...""
+_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.+)$", re.M)
+
+
+def _report(csv_text: str, log: str, output: bytes, command: list[str],
+            memory_mode: str) -> VelaReport:
+    row = next(csv.DictReader(io.StringIO(csv_text)))
+    ops = {kind: int(n) for kind, n in _OPS.findall(log)}
+    if "NPU" not in ops:
+        raise VelaError("Vela's output has no 'NPU operators = N' line:\n" + log.strip(), log=log)
+
+    def number(key: str) -> float:
+        return float(row.get(key) or 0.0)
+
+    return VelaReport(
+        accelerator=_accelerator_name(row.get("accelerator_configuration", "")),
+        system_config=row.get("system_config", ""),
+        memory_mode=row.get("memory_mode", memory_mode),
+        npu_ops=ops["NPU"], cpu_ops=ops.get("CPU", 0),
+        npu_cycles=int(number("cycles_npu")), total_cycles=int(number("cycles_total")),
+        macs=int(number("nn_macs")),
+        inference_time_s=number("inference_time"),
+        inferences_per_second=number("inferences_per_second"),
+        sram_used_kib=number("sram_memory_used"),
+        off_chip_flash_used_kib=number("off_chip_flash_memory_used"),
+        on_chip_flash_used_kib=number("on_chip_flash_memory_used"),
+        dram_used_kib=number("dram_memory_used"),
+        csv_row=dict(row), output=output, command=command)
+
+
+def _accelerator_name(csv_value: str) -> str:
+    """The CSV spells it `Ethos_U55_128`; give it back as the target name `ethos-u55-128`."""
+    return csv_value.lower().replace("_", "-")
+
+
+def parse_rejection(log: str) -> list[tuple[str, str]]:
+    """(op, constraint) for every failure Vela listed, in its order; [] if it listed none."""
+    failures = []
+    for block in _VALIDATION.findall(log):
+        op = None
+        for line in block.splitlines():
+            if (m := _OP_HEADER.match(line)) and not line.startswith((" ", "\t")):
+                op = m.group(1).strip()
+            elif (m := _CONSTRAINT.match(line)) and op is not None:
+                failures.append((op, m.group(1)))
+    return failures
+
+
+def tosa_op_name(vela_op: str) -> str:
+    """Vela's op spelling (`Add`, `DepthwiseConv2D`, `AvgPool2D`) as the MLIR op name."""
+    special = {"While": "tosa.while_loop", "If": "tosa.cond_if", "MatMul": "tosa.matmul",
+               "Asr": "tosa.arithmetic_right_shift", "AvgPool": "tosa.avg_pool2d",
+               "MaxPool": "tosa.max_pool2d"}
+    if vela_op in special:
+        return special[vela_op]
+    return "tosa." + re.sub(r"(?<=[a-z])(?=[A-Z])", "_", vela_op).lower()
+
+
+def _rejection(accelerator: str, log: str, reproducer: str) -> VelaError:
+    failures = parse_rejection(log)
+    if failures:
+        by_op: dict[str, list[str]] = {}
+        for op, constraint in failures:  # one line per op, even when several ops of it fail
+            if constraint not in by_op.setdefault(op, []):
+                by_op[op].append(constraint)
+        text = "; ".join(f"{tosa_op_name(op)}: {', '.join(cs)}" for op, cs in by_op.items())
+        op, constraint = failures[0]
+        return VelaError(f"Vela ({accelerator}) cannot run {text}\n{reproducer}",
+                         op=tosa_op_name(op), constraint=constraint, failures=failures, log=log)
+    if m := _NOT_ON_NPU.search(log):
+        # Vela's semantic checks (U55 shapes, types, axes) name the op but not the rule broken:
+        # quote the rules Vela documents for that op on this accelerator.
+        op = tosa_op_name(m.group(1))
+        rules = documented_constraints(accelerator, op)
+        constraint = ("outside the documented limits: " + "; ".join(rules) if rules
+                      else "this configuration is not supported on the NPU")
+        return VelaError(f"Vela ({accelerator}) cannot run {op}: {constraint}\n{reproducer}",
+                         op=op, constraint=constraint, failures=[(m.group(1), constraint)], log=log)
+    exceptions = _EXCEPTION.findall(log)
+    if exceptions:
+        kind, text = exceptions[-1]
+        return VelaError(f"Vela ({accelerator}) failed: {kind}: {text.strip().strip(chr(34) + chr(39))}"
+                         f"\n{reproducer}", log=log)
+    tail = log.strip().splitlines()[-1] if log.strip() else "no output"
+    return VelaError(f"Vela ({accelerator}) failed: {tail}\n{reproducer}", log=log)
+
+
+@functools.cache
+def _supported_ops_report() -> str:
+    """Vela's own SUPPORTED_OPS.md (`vela --supported-ops-report`), '' if it cannot be produced."""
+    with tempfile.TemporaryDirectory(prefix="torch2tosa-vela-") as tmp:
+        result = subprocess.run([vela_executable(), "--supported-ops-report"], cwd=tmp,
+                                capture_output=True, text=True)
+        report = Path(tmp) / "SUPPORTED_OPS.md"
+        return report.read_text() if result.returncode == 0 and report.exists() else ""
+
+
+def documented_constraints(accelerator: str, op: str) -> list[str]:
+    """The TOSA constraints Vela's supported-ops report lists for `op` (`tosa.reverse`)."""
+    family = "Ethos-U55 and Ethos-U65" if "u55" in accelerator or "u65" in accelerator \
+        else "Ethos-U85"
+    name = op.removeprefix("tosa.").upper()
+    report = _supported_ops_report()
+    unsupported = re.search(rf"^### {family} TOSA Not Supported Operators\n(.*?)(?=^#|\Z)",
+                            report, re.S | re.M)
+    if unsupported and re.search(rf"^- {name}$", unsupported.group(1), re.M):
+        return [f"{name} is not supported on {family}"]
+    section = re.search(rf"^### {family} TOSA {name} Constraints\n(.*?)(?=^#|\Z)",
+                        report, re.S | re.M)
+    if not section:
+        return []
+    return [line.strip()[2:] for line in section.group(1).splitlines()
+            if line.strip().startswith("- ")]
+
+
+def _reproducer(flatbuffer: bytes, command: list[str], tosa_path: Path, out_dir: Path) -> str:
+    """Saves the flatbuffer to a fresh temp file and returns the command that reruns Vela on it."""
+    fd, kept = tempfile.mkstemp(prefix="torch2tosa-vela-", suffix=".tosa")
+    with os.fdopen(fd, "wb") as f:
+        f.write(flatbuffer)
+    args = [Path(command[0]).name, kept] + [
+        a for a in command[2:] if not a.startswith("--output-dir=")]
+    return "  reproduce: " + " ".join(args)
+
+
+def npz_arrays(report: VelaReport) -> dict[str, np.ndarray]:
+    """The numeric arrays of the raw output (cmd_data, weight_data, scratch_size, input_shape, ...)."""
+    with np.load(io.BytesIO(report.output), allow_pickle=False) as data:
+        arrays = {}
+        for key in data.files:
+            try:
+                arrays[key] = data[key]
+            except ValueError:  # the *_quantization entries are pickled dicts: skipped
+                pass
+        return arrays

@@ -1,0 +1,163 @@
+"""Ethos-U: Vela on hand-written INT TOSA (test/fixtures), its report, its rejections, its absence."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from torch2tosa import reference, serialize, vela
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+ACCELERATORS = list(vela.ACCELERATORS)
+# Vela is a declared dependency of `make test` (the `ethos-u` extra); skip, visibly, only without it.
+requires_vela = pytest.mark.skipif(
+    not (Path(sys.executable).with_name("vela").exists() or shutil.which("vela")),
+    reason=f"Vela is not installed: {vela.INSTALL_HINT}")
+
+
+def _load_fixture_module():
+    spec = importlib.util.spec_from_file_location("int8_conv_block", FIXTURES / "int8_conv_block.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+block = _load_fixture_module()
+TARGET = "profiles=pro_int level=8k extensions=doubleround"
+
+
+def tosa_opt(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([serialize.tosa_opt(), *args], capture_output=True, text=True)
+
+
+def flatbuffer(mlir: str, tmp_path: Path) -> bytes:
+    src, out = tmp_path / "graph.mlir", tmp_path / "graph.tosa"
+    src.write_text(mlir)
+    result = tosa_opt(str(src), "--tosa-serialize", f"--tosa-flatbuffer-filename={out}", "-o", "/dev/null")
+    assert result.returncode == 0, result.stderr
+    return out.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def block_flatbuffer(tmp_path_factory) -> bytes:
+    return flatbuffer(block.MLIR_PATH.read_text(), tmp_path_factory.mktemp("block"))
+
+
+def test_int8_conv_block_fixture_is_generated():
+    assert block.MLIR_PATH.read_text() == block.mlir(), \
+        "int8_conv_block.mlir is stale: run python test/fixtures/int8_conv_block.py"
+
+
+def test_int8_conv_block_validates_pro_int():
+    result = tosa_opt(str(block.MLIR_PATH), f"--tosa-attach-target={TARGET}",
+                      "--tosa-validate=strict-op-spec-alignment", "-o", "/dev/null")
+    assert result.returncode == 0, result.stderr
+
+
+def test_int8_conv_block_reference_model_bit_exact(block_flatbuffer):
+    x = np.random.default_rng(0).integers(-128, 128, size=(1, 1, 16, 8), dtype=np.int8)
+    (out,) = reference.run(block_flatbuffer, [x])
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(out, block.int_reference(x))
+    # Quantization error against the float block: a few steps of the 1/256 output scale.
+    real = (out.astype(np.float64) - block.ZP_OUT) * block.S_OUT
+    assert np.abs(real - block.float_reference(x)).max() < 6 * block.S_OUT
+
+
+@requires_vela
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+def test_vela_int8_conv_block(block_flatbuffer, accelerator):
+    report = vela.run_vela(block_flatbuffer, accelerator, name="int8_conv_block")
+    defaults = vela.ACCELERATORS[accelerator]
+    assert (report.accelerator, report.system_config, report.memory_mode) == (
+        accelerator, defaults.system_config, defaults.memory_mode)
+    assert report.cpu_ops == 0 and report.npu_ops > 0
+    assert report.npu_cycles > 0 and report.total_cycles >= report.npu_cycles
+    assert report.sram_used_kib > 0 and report.flash_used_kib > 0
+    assert report.inference_time_s > 0 and report.inferences_per_second > 0
+    assert report.macs == 16 * 8 * 3 * 8  # output pixels x output channels x kernel taps x input channels
+    arrays = vela.npz_arrays(report)
+    assert arrays["cmd_data"].nbytes > 0 and list(arrays["input_shape"][0][-2:]) == [16, 8]
+    assert report.summary().startswith(f"{accelerator} ({defaults.system_config}")
+    assert "0 CPU ops" in report.summary()
+
+
+@requires_vela
+def test_vela_system_config_override(block_flatbuffer):
+    report = vela.run_vela(block_flatbuffer, "ethos-u55-128",
+                           system_config="Ethos_U55_Deep_Embedded", memory_mode="Sram_Only")
+    assert (report.system_config, report.memory_mode) == ("Ethos_U55_Deep_Embedded", "Sram_Only")
+    assert report.csv_row["system_config"] == "Ethos_U55_Deep_Embedded"
+
+
+FLOAT_GRAPH = """
+func.func @main(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = tosa.sigmoid %x : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+"""
+
+# Valid PRO-INT, but the U55 reverses only along H or W (Vela names the op, not the rule).
+REVERSE_CHANNELS = """
+func.func @main(%x: tensor<1x4x16x8xi8>) -> tensor<1x4x16x8xi8> {
+  %0 = tosa.reverse %x {axis = 3 : i32} : (tensor<1x4x16x8xi8>) -> tensor<1x4x16x8xi8>
+  return %0 : tensor<1x4x16x8xi8>
+}
+"""
+
+
+@requires_vela
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+def test_vela_rejects_float_graph(tmp_path, accelerator):
+    with pytest.raises(vela.VelaError) as info:
+        vela.run_vela(flatbuffer(FLOAT_GRAPH, tmp_path), accelerator)
+    first, reproduce = str(info.value).splitlines()
+    assert first == f"Vela ({accelerator}) cannot run tosa.sigmoid: Unsupported operation"
+    assert (info.value.op, info.value.constraint) == ("tosa.sigmoid", "Unsupported operation")
+    assert reproduce.startswith("  reproduce: vela /") and f"--accelerator-config={accelerator}" in reproduce
+
+
+@requires_vela
+def test_vela_rejects_u55_reverse_of_channels(tmp_path):
+    fb = flatbuffer(REVERSE_CHANNELS, tmp_path)
+    assert vela.run_vela(fb, "ethos-u85-256").cpu_ops == 0
+    with pytest.raises(vela.VelaError) as info:
+        vela.run_vela(fb, "ethos-u55-128")
+    assert info.value.op == "tosa.reverse"
+    assert "Only W-axis and H-axis reverse are supported" in str(info.value).splitlines()[0]
+
+
+@requires_vela
+def test_vela_bad_system_config(block_flatbuffer):
+    with pytest.raises(vela.VelaError, match="Ethos_U55_Nonexistent"):
+        vela.run_vela(block_flatbuffer, "ethos-u55-128", system_config="Ethos_U55_Nonexistent")
+
+
+def test_vela_unknown_accelerator():
+    with pytest.raises(vela.Torch2TosaError, match="ethos-u55-128, ethos-u85-256"):
+        vela.run_vela(b"", "ethos-u65-256")
+
+
+def test_vela_missing_gives_install_command(monkeypatch, tmp_path):
+    monkeypatch.setattr(vela.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(vela.VelaNotFoundError) as info:
+        vela.run_vela(b"", "ethos-u55-128")
+    assert "pip install 'torch2tosa[ethos-u]'" in str(info.value)
+    assert "pip install ethos-u-vela==5.2.0" in str(info.value)
+
+
+def test_parse_rejection_groups_by_op():
+    log = ("RuntimeError: Compilation failed: Validation error:\nAdd:\n - Invalid argument input1\n"
+           " - Input data type not supported for this operator\nSigmoid:\n - Unsupported operation\n\n")
+    assert vela.parse_rejection(log) == [
+        ("Add", "Invalid argument input1"), ("Add", "Input data type not supported for this operator"),
+        ("Sigmoid", "Unsupported operation")]
+    assert [vela.tosa_op_name(n) for n in ("DepthwiseConv2D", "AvgPool", "Asr", "MatMul")] == [
+        "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.arithmetic_right_shift", "tosa.matmul"]
