@@ -94,6 +94,23 @@ class CompiledModel:
     def op_counts(self):
         return stats.op_counts(self.module)
 
+    def vela(self, accelerator: str | None = None, *, system_config: str | None = None,
+             memory_mode: str | None = None):
+        """Compiles the `.tosa` with Arm's Vela for an Ethos-U (default: this model's target)
+        and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash."""
+        from . import vela  # optional dependency: ethos-u-vela
+
+        accelerator = accelerator or self.target.accelerator
+        if accelerator is None:
+            raise Torch2TosaError(f"vela() needs an Ethos-U accelerator ({', '.join(vela.ACCELERATORS)}); "
+                                  f"target '{self.target.name}' names none")
+        if not self.target.is_int:
+            raise Torch2TosaError(f"Vela runs integer TOSA only; this model was compiled for "
+                                  f"'{self.target.name}': compile a quantized model with "
+                                  f"target='{accelerator}'")
+        return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
+                             memory_mode=memory_mode, name=self.name)
+
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir; neither is left half-written on failure."""
         name = name or self.name
