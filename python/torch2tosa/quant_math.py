@@ -106,3 +106,20 @@ def bias_int32(bias, input_scale: float, weight_scales) -> np.ndarray:
         raise ScaleError(f"bias {_fmt(np.asarray(bias))} does not fit int32 at accumulator "
                          f"scale {_fmt(acc_scale)}")
     return values.astype(np.int32)
+
+
+def table_int8(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int,
+               qmin: int = -128, qmax: int = 127) -> np.ndarray:
+    """The 256 entries of an int8 TOSA TABLE for y = fn(x): entry i is the output for input
+    code i - 128, computed exactly as the PT2E model does (float32 dequantize, `fn` in
+    torch, quantize with round-half-even), so the lookup is bit-exact against it."""
+    import torch  # only lowerings that build tables need torch
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  registers quantized_decomposed
+
+    codes = torch.arange(-128, 128, dtype=torch.int8)
+    x = torch.ops.quantized_decomposed.dequantize_per_tensor(codes, in_scale, in_zp, qmin, qmax,
+                                                             torch.int8)
+    y = fn(x)
+    q = torch.ops.quantized_decomposed.quantize_per_tensor(y, out_scale, out_zp, qmin, qmax,
+                                                           torch.int8)
+    return q.numpy().astype(np.int8)

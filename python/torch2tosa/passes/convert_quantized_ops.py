@@ -27,6 +27,7 @@ from torch_mlir import ir
 from .. import quant_math as qm
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
+from . import quantized_elementwise as ew
 from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
 from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
@@ -104,13 +105,12 @@ def _constants(op: ir.Operation, what: str, in_qp: QParams, out_channels: int,
     return constants, acc
 
 
-def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, act, what: str):
+def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: str):
     rescale = qm.rescale_params(acc_scale / out.scalar_scale, f"{what}: output RESCALE")
-    y = tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
-    return _clamp_to(y, out, act)
+    return tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
 
 
-def _lower_conv1d(op: ir.Operation, out: QParams, act) -> ir.Value:
+def _lower_conv1d(op: ir.Operation, out: QParams) -> ir.Value:
     spec = conv1d_spec(op)
     if spec is None:
         raise UnsupportedError(f"{op.name.removeprefix('torch.')}: only 1D convolutions have an "
@@ -120,10 +120,10 @@ def _lower_conv1d(op: ir.Operation, out: QParams, act) -> ir.Value:
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
     check_padding(spec)
     y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants)
-    return from_nhwc(_requantize(y, acc, out, act, what), spec)
+    return from_nhwc(_requantize(y, acc, out, what), spec)
 
 
-def _lower_linear(op: ir.Operation, out: QParams, act) -> ir.Value:
+def _lower_linear(op: ir.Operation, out: QParams) -> ir.Value:
     what = "aten.linear"
     x_int, in_qp = _input(op, what)
     shape = tb.vtensor_shape_and_dtype(x_int.type)[0]
@@ -137,13 +137,29 @@ def _lower_linear(op: ir.Operation, out: QParams, act) -> ir.Value:
     y = tb.conv2d(x, constants.weight(constants.w.reshape(out_features, 1, 1, features)),
                   constants.bias(constants.b), pad=[0, 0, 0, 0], stride=[1, 1],
                   dilation=[1, 1], out_hw=[1, 1], input_zp=constants.input_zp)
-    return tb.reshape(_requantize(y, acc, out, act, what), out_shape)
+    return tb.reshape(_requantize(y, acc, out, what), out_shape)
 
 
+def _lower_activation(op: ir.Operation, out: QParams) -> ir.Value:
+    """A relu/clamp/hardtanh with no producer to fuse into: requantize (then CLAMP)."""
+    what = op.name.removeprefix("torch.")
+    x, qp = ew.quantized_operand(op.operands[0], what)
+    return ew.requantized(x, qp, out, what)
+
+
+# float op -> its integer lowering(op, output qparams) -> integer builtin tensor
 LOWERINGS = {
     "torch.aten.convolution": _lower_conv1d,
     "torch.aten.conv1d.padding": _lower_conv1d,
     LINEAR: _lower_linear,
+    "torch.aten.add.Tensor": ew.lower_add,
+    "torch.aten.sub.Tensor": ew.lower_sub,
+    "torch.aten.mul.Tensor": ew.lower_mul,
+    "torch.aten.mean.dim": ew.lower_mean,
+    "torch.aten.cat": ew.lower_cat,
+    **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
+    **{name: ew.lower_table for name in ew.TABLE_OPS},
+    **{name: _lower_activation for name in ACTIVATIONS},
 }
 
 
@@ -151,17 +167,19 @@ LOWERINGS = {
 
 
 def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None] | None:
-    """(compute op, fused activation or None) feeding quantize op `q`, if it has a lowering."""
+    """(op to lower, activation applied to its result or None) feeding quantize op `q`.
+
+    An activation whose input comes from a lowerable op with no other user is fused into
+    that op's output range; an activation on its own is lowered as its own op."""
     producer = tb.defining_op(q.operands[0])
-    if producer is None or sole_user(producer.results[0]) is None:
+    if producer is None or producer.name not in LOWERINGS or sole_user(producer.results[0]) is None:
         return None
-    act = None
     if producer.name in ACTIVATIONS:
         inner = tb.defining_op(producer.operands[0])
-        if inner is None or inner.name not in LOWERINGS or sole_user(inner.results[0]) is None:
-            return None
-        act, producer = producer, inner
-    return (producer, act) if producer.name in LOWERINGS else None
+        if (inner is not None and inner.name in LOWERINGS and inner.name not in ACTIVATIONS
+                and sole_user(inner.results[0]) is not None):
+            return inner, producer
+    return producer, (producer if producer.name in ACTIVATIONS else None)
 
 
 def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
@@ -185,10 +203,10 @@ def lower_quantized(op, rewriter):
     producer, act = chain
     out = quantize_params(q)
     with rewriter.ip, producer.location:
-        y = LOWERINGS[producer.name](producer, out, act)
+        y = _clamp_to(LOWERINGS[producer.name](producer, out), out, act)
         replacement = tb.from_builtin(y)
     rewriter.replace_op(q, [replacement])
-    _erase_matched(rewriter, producer, act)
+    _erase_matched(rewriter, producer, None if act is producer else act)
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:

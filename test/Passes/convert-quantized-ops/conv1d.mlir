@@ -15,7 +15,7 @@
 // CHECK-DAG:     %[[OZP:.*]] = "tosa.const"() <{values = dense<5> : tensor<1xi8>}>
 // CHECK:         %[[ACC:.*]] = tosa.conv2d %{{.*}}, %[[W]], %[[B]], %[[IZP]], %{{.*}} {acc_type = i32, {{.*}}} : {{.*}} -> tensor<1x1x4x2xi32>
 // CHECK:         %[[Y:.*]] = tosa.rescale %[[ACC]], %[[M]], %[[S]], %{{.*}}, %[[OZP]] {{{.*}}per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : {{.*}} -> tensor<1x1x4x2xi8>
-// CHECK:         tosa.clamp %[[Y]] {max_val = 127 : i8, min_val = 5 : i8}
+// CHECK:         tosa.clamp %{{.*}} {max_val = 127 : i8, min_val = 5 : i8} : (tensor<1x2x4xi8>)
 // CHECK-NOT:     torch.quantized_decomposed
 // CHECK:         return
 func.func @conv1d_relu(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor<[1,2,4],si8> {

@@ -1,0 +1,238 @@
+"""Integer lowerings of PT2E's elementwise, reduction and layout patterns (convert-quantized-ops).
+
+Every function takes the float op between dequantize and quantize and the output's
+QParams, and returns the integer result (a builtin tensor); convert-quantized-ops applies
+a fused activation's CLAMP after it.
+The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM run on int32:
+
+    add/sub   a32 = RESCALE(a - za, sa / (2 s) * 2^20), b32 likewise, s = max(sa, sb)
+              y = RESCALE(a32 +- b32, 2 s / (2^20 sy)) + zy       (20 bits of headroom, as
+              TFLite and ExecuTorch do; a float constant operand is folded into an int32 const)
+    mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy
+    mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
+    cat       inputs whose parameters differ from the output's are RESCALEd first
+    layout    permute/view/flatten/squeeze/unsqueeze/slice: the same data movement on the
+              integers (a RESCALE only when the parameters differ)
+    f(x)      sigmoid/tanh/gelu/silu/exp/log/...: a 256-entry int8 TABLE, its entries
+              computed by `quant_math.table_int8` exactly as the PT2E model computes f
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from .. import quant_math as qm
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+from .quantized_values import QParams, dequantized
+from .torch_values import constant, dense_constant, int_list
+
+HEADROOM_BITS = 20
+
+
+def quantized_operand(value: ir.Value, what: str) -> tuple[ir.Value, QParams]:
+    """(integer builtin tensor, its per-tensor qparams) of a dequantized operand."""
+    found = dequantized(value)
+    if found is None or found[1].axis is not None:
+        raise UnsupportedError(f"{what}: an operand is not quantized per tensor while the output "
+                               f"is; quantize the model with torch2tosa.quantize")
+    int_value, qp = found
+    if qp.int_type != "i8":
+        raise UnsupportedError(f"{what}: {qp.int_type} activations are not supported yet "
+                               f"(int8 activations: scheme 'a8w8')")
+    return tb.to_builtin(int_value), qp
+
+
+def _to_int32(x: ir.Value, qp: QParams, ratio: float, what: str) -> ir.Value:
+    """(x - zp) * ratio as int32 (ratio 1: just removes the zero point)."""
+    return tb.rescale(x, qm.rescale_params(ratio, what), tb.int_type(32),
+                      input_zp=qp.scalar_zero_point)
+
+
+def _from_int32(acc: ir.Value, ratio: float, out: QParams, what: str) -> ir.Value:
+    return tb.rescale(acc, qm.rescale_params(ratio, what), out.elem(),
+                      output_zp=out.scalar_zero_point)
+
+
+def _same_rank(a: ir.Value, rank: int) -> ir.Value:
+    shape = tb.shape_of(a)
+    return tb.reshape(a, [1] * (rank - len(shape)) + shape) if len(shape) < rank else a
+
+
+def _result_shape(op: ir.Operation) -> list[int]:
+    shape = tb.vtensor_shape_and_dtype(op.results[0].type)[0]
+    if shape is None:
+        raise UnsupportedError(f"{op.name.removeprefix('torch.')}: static shapes are required")
+    return shape
+
+
+# --- add / sub / mul ------------------------------------------------------------------------
+
+
+def _alpha_is_one(op: ir.Operation, what: str) -> None:
+    if len(op.operands) > 2 and float(constant(op.operands[2], f"{what}: alpha")) != 1.0:
+        raise UnsupportedError(f"{what}: alpha must be 1 in a quantized graph")
+
+
+def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
+    what = f"aten.{kind}.Tensor"
+    _alpha_is_one(op, what)
+    rank = len(_result_shape(op))
+    operands = []
+    for value in op.operands[:2]:
+        data = dense_constant(value)
+        operands.append(("const", data) if data is not None else
+                        ("int",) + quantized_operand(value, what))
+    scales = [o[2].scalar_scale for o in operands if o[0] == "int"]
+    common = 2 * max(scales) / 2**HEADROOM_BITS  # the int32 domain's scale
+    terms = []
+    for o in operands:
+        if o[0] == "const":
+            values = np.round(np.asarray(o[1], np.float64) / common)
+            terms.append(tb.const(values.reshape([1] * (rank - values.ndim) + list(values.shape)),
+                                  tb.int_type(32)))
+        else:
+            x, qp = o[1], o[2]
+            terms.append(_same_rank(_to_int32(x, qp, qp.scalar_scale / common, what), rank))
+    acc = (tb.add if kind == "add" else tb.sub)(terms[0], terms[1])
+    return _from_int32(acc, common / out.scalar_scale, out, what)
+
+
+def lower_add(op, out):
+    return _add_sub(op, out, "add")
+
+
+def lower_sub(op, out):
+    return _add_sub(op, out, "sub")
+
+
+def lower_mul(op, out):
+    what = "aten.mul.Tensor"
+    rank = len(_result_shape(op))
+    (a, qa), (b, qb) = (quantized_operand(v, what) for v in op.operands[:2])
+    a32 = _same_rank(_to_int32(a, qa, 1.0, what), rank)
+    b32 = _same_rank(_to_int32(b, qb, 1.0, what), rank)
+    return _from_int32(tb.mul(a32, b32), qa.scalar_scale * qb.scalar_scale / out.scalar_scale,
+                       out, what)
+
+
+# --- reductions and concat ------------------------------------------------------------------
+
+
+def lower_mean(op, out):
+    what = "aten.mean.dim"
+    x, qp = quantized_operand(op.operands[0], what)
+    shape = tb.shape_of(x)
+    dims = [d % len(shape) for d in int_list(op.operands[1], f"{what}: dim")]
+    acc = _to_int32(x, qp, 1.0, what)
+    for d in sorted(dims):
+        acc = tb.reduce_sum(acc, d)
+    count = int(np.prod([shape[d] for d in dims]))
+    y = _from_int32(acc, qp.scalar_scale / (count * out.scalar_scale), out, what)
+    return tb.reshape(y, _result_shape(op))
+
+
+def requantized(x: ir.Value, qp: QParams, out: QParams, what: str) -> ir.Value:
+    if qp.same_as(out):
+        return x
+    return tb.rescale(x, qm.rescale_params(qp.scalar_scale / out.scalar_scale, what), out.elem(),
+                      input_zp=qp.scalar_zero_point, output_zp=out.scalar_zero_point)
+
+
+def lower_cat(op, out):
+    what = "aten.cat"
+    values = list(tb.defining_op(op.operands[0]).operands)
+    rank = len(_result_shape(op))
+    axis = int(constant(op.operands[1], f"{what}: dim")) % rank
+    return tb.concat([requantized(*quantized_operand(v, what), out, what) for v in values],
+                     axis)
+
+
+# --- layout ops -----------------------------------------------------------------------------
+
+
+def lower_layout(op: ir.Operation, out: QParams) -> ir.Value:
+    what = op.name.removeprefix("torch.")
+    x, qp = quantized_operand(op.operands[0], what)
+    shape, out_shape = tb.shape_of(x), _result_shape(op)
+    if op.name == "torch.aten.permute":
+        y = tb.transpose(x, int_list(op.operands[1], f"{what}: dims"))
+    elif op.name == "torch.aten.transpose.int":
+        perms = list(range(len(shape)))
+        a, b = (int(constant(v, f"{what}: dim")) % len(shape) for v in op.operands[1:3])
+        perms[a], perms[b] = perms[b], perms[a]
+        y = tb.transpose(x, perms)
+    elif op.name == "torch.aten.slice.Tensor":
+        dim = int(constant(op.operands[1], f"{what}: dim")) % len(shape)
+        start = int(constant(op.operands[2], f"{what}: start")) if _is_int(op.operands[2]) else 0
+        step = int(constant(op.operands[4], f"{what}: step"))
+        if step != 1:
+            raise UnsupportedError(f"{what}: step {step} is not supported in a quantized graph")
+        begin = [0] * len(shape)
+        begin[dim] = start % shape[dim] if start < 0 else min(start, shape[dim])
+        y = tb.slice_(x, begin, out_shape)
+    else:  # view / reshape / flatten / squeeze / unsqueeze: same elements, same order
+        y = tb.reshape(x, out_shape)
+    return requantized(y, qp, out, what)
+
+
+def _is_int(value: ir.Value) -> bool:
+    op = tb.defining_op(value)
+    return op is not None and op.name == "torch.constant.int"
+
+
+LAYOUT_OPS = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.view",
+              "torch.aten.reshape", "torch.aten._unsafe_view", "torch.aten.flatten.using_ints",
+              "torch.aten.squeeze.dim", "torch.aten.squeeze", "torch.aten.unsqueeze",
+              "torch.aten.slice.Tensor", "torch.aten.clone", "torch.aten.contiguous")
+
+
+# --- nonlinearities as tables ----------------------------------------------------------------
+
+
+def _table_functions():
+    import torch
+    import torch.nn.functional as F
+
+    return {
+        "torch.aten.sigmoid": torch.sigmoid,
+        "torch.aten.tanh": torch.tanh,
+        "torch.aten.exp": torch.exp,
+        "torch.aten.log": torch.log,
+        "torch.aten.gelu": F.gelu,
+        "torch.aten.silu": F.silu,
+        "torch.aten.hardswish": F.hardswish,
+        "torch.aten.hardsigmoid": F.hardsigmoid,
+        "torch.aten.elu": F.elu,
+    }
+
+
+TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.aten.log",
+             "torch.aten.gelu", "torch.aten.silu", "torch.aten.hardswish",
+             "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu")
+
+
+def lower_table(op, out):
+    what = op.name.removeprefix("torch.")
+    x, qp = quantized_operand(op.operands[0], what)
+    if op.name == "torch.aten.leaky_relu":
+        import torch.nn.functional as F
+
+        slope = float(constant(op.operands[1], f"{what}: negative_slope"))
+        fn = lambda t: F.leaky_relu(t, slope)  # noqa: E731
+    elif op.name == "torch.aten.gelu" and len(op.operands) > 1:
+        import torch.nn.functional as F
+
+        approximate = constant(op.operands[1], f"{what}: approximate")
+        fn = lambda t: F.gelu(t, approximate=approximate)  # noqa: E731
+    elif op.name == "torch.aten.elu" and len(op.operands) > 1:
+        alpha = float(constant(op.operands[1], f"{what}: alpha"))
+        import torch.nn.functional as F
+
+        fn = lambda t: F.elu(t, alpha)  # noqa: E731
+    else:
+        fn = _table_functions()[op.name]
+    values = qm.table_int8(fn, qp.scalar_scale, qp.scalar_zero_point, out.scalar_scale,
+                           out.scalar_zero_point, out.qmin, out.qmax)
+    return tb.table(x, values, out.elem())
