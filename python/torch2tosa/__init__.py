@@ -7,10 +7,10 @@ importing torch.
 
 from .diagnostics import Torch2TosaError
 
-__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "stats"]
+__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "stats"]
 
 _LAZY = {"compile": "compiler", "CompiledModel": "compiler", "CheckReport": "compiler",
-         "stats": None}
+         "quantize": "quantization", "stats": None}
 
 
 def __getattr__(name):

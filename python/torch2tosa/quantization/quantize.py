@@ -1,0 +1,77 @@
+"""`quantize(model, calibration, scheme)`: post-training quantization with torchao's PT2E.
+
+export (non-strict, as the compiler does) -> prepare_pt2e(TosaQuantizer) -> run every
+calibration item -> convert_pt2e. The result is a GraphModule of float ops between
+quantized_decomposed quantize/dequantize ops, with the weights already int8 constants,
+which the importer turns into torch-dialect MLIR for the INT lowering.
+
+prepare_pt2e folds a BatchNorm that follows a convolution or linear into its weights
+(torchao.quantization.pt2e.utils._fuse_conv_bn_) before annotating, so the folded
+weights are what gets quantized.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import torch
+from torch import nn
+
+from ..diagnostics import Torch2TosaError
+from ..importer import export
+from ._quiet import torchao_quiet
+from .quantizer import TosaQuantizer, get_scheme
+
+_TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
+
+
+def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
+             ) -> torch.fx.GraphModule:
+    """Quantizes `model` for TOSA INT; `calibration` is a list of input tuples (a lone tensor
+    counts as a 1-tuple), all of the shapes the model is exported for (the first item's).
+
+    The model is not modified (not even put in eval mode: one in training mode with dropout
+    or batch norm is refused).
+    """
+    scheme_name = get_scheme(scheme).name
+    items = [_as_tuple(item) for item in calibration]
+    if not items:
+        raise Torch2TosaError("quantize needs at least one calibration item (a tuple of inputs)")
+    training = sorted({type(m).__name__ for m in model.modules()
+                       if m.training and isinstance(m, _TRAINING_ONLY)})
+    if training:
+        raise Torch2TosaError(f"{type(model).__name__} is in training mode and has "
+                              f"{', '.join(training)}: call model.eval() before quantize")
+    try:
+        exported = export(model, items[0])
+    except Torch2TosaError as e:
+        raise Torch2TosaError(_one_line(str(e))) from None
+    with torchao_quiet():
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+        prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
+        with torch.no_grad():
+            for i, item in enumerate(items):
+                try:
+                    prepared(*item)
+                except Exception as e:
+                    shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor)
+                                       else type(t).__name__ for t in item)
+                    raise Torch2TosaError(
+                        f"calibration item {i} (shapes {shapes}) does not run on the model "
+                        f"exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
+        return convert_pt2e(prepared)
+
+
+def _as_tuple(item) -> tuple:
+    if isinstance(item, torch.Tensor):
+        return (item,)
+    if isinstance(item, (tuple, list)):
+        return tuple(item)
+    raise Torch2TosaError(f"a calibration item is a tuple of model inputs or one tensor, "
+                          f"not {type(item).__name__}")
+
+
+def _one_line(message: str) -> str:
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return lines[0] if lines else message

@@ -1,0 +1,205 @@
+"""TosaQuantizer: a torchao PT2E quantizer annotating the ops TOSA INT runs.
+
+Runs on the graph `torch.export` gives before decomposition (aten.conv1d.default,
+aten.linear.default, ...). What each op gets, with `act` the scheme's activation spec:
+
+  conv / conv_transpose / linear  input act, weight int8 per output channel (axis 0;
+                                  axis 1 for a transposed conv's [I, O/g, K], per tensor
+                                  if grouped), bias int32 derived (input_scale *
+                                  weight_scale), output act
+  add / sub / mul                 tensor inputs act (a scalar operand is left alone),
+                                  output act
+  relu / clamp / hardtanh after one of the above (its only user): fused, i.e. the
+                                  producer's output is not quantized, the activation's
+                                  output is (TOSA folds the clamp into the RESCALE)
+  cat                             inputs and output share one observer, with the
+                                  producers' outputs too: no requantization
+  sigmoid, tanh, gelu, ... softmax  input act, output act (a TABLE op in int8)
+  shape / layout ops, max_pool, mean, avg_pool, zero padding, standalone relu/clamp,
+  getitem                         output shares the input's observer (no RESCALE);
+                                  annotated only when the input is quantized or a model
+                                  input
+
+Model inputs are quantized where they feed an annotated op (prepare puts the observer
+on the input edge). Anything else (GRU, comparisons, integer ops) stays float, with a
+dequantize before it.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.quantizer import (
+    QuantizationAnnotation,
+    Quantizer,
+    SharedQuantizationSpec,
+)
+from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
+
+from ..diagnostics import Torch2TosaError
+from .schemes import SCHEMES, Scheme
+
+aten = torch.ops.aten
+
+CONV_OPS = {aten.conv1d.default, aten.conv1d.padding, aten.conv2d.default, aten.conv2d.padding}
+CONV_TRANSPOSE_OPS = {aten.conv_transpose1d.default, aten.conv_transpose2d.input}
+WEIGHTED_OPS = CONV_OPS | CONV_TRANSPOSE_OPS | {aten.linear.default}
+BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
+# Clamps that fold into the RESCALE at the end of the op before them.
+FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.clamp.default,
+                       aten.hardtanh.default, aten.hardtanh_.default}
+CAT_OPS = {aten.cat.default, aten.concat.default}
+# Own input and output scales: in int8 these become TABLE ops (or a TABLE-based softmax).
+TABLE_OPS = {
+    aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
+    aten.exp.default, aten.log.default, aten.hardswish.default, aten.hardsigmoid.default,
+    aten.elu.default, aten.leaky_relu.default,
+    aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
+}
+# Output takes the input's scale and zero point: these move, select, pad with the zero
+# point, take a max or an average of values without changing what a code means.
+SHARED_OPS = {
+    aten.permute.default, aten.transpose.int, aten.view.default, aten.reshape.default,
+    aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
+    aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.max_pool1d.default,
+    aten.max_pool2d.default, aten.mean.dim, aten.mean.default, aten.avg_pool1d.default,
+    aten.adaptive_avg_pool1d.default, aten.clone.default, aten.contiguous.default,
+    aten.dropout.default, operator.getitem,
+} | FUSABLE_ACTIVATIONS
+PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
+
+
+def get_scheme(name: str) -> Scheme:
+    try:
+        return SCHEMES[name]
+    except (KeyError, TypeError):
+        raise Torch2TosaError(f"unknown quantization scheme '{name}'; "
+                              f"schemes: {', '.join(SCHEMES)}") from None
+
+
+class TosaQuantizer(Quantizer):
+    """Annotates an exported (pre-decomposition) graph for TOSA INT with one scheme."""
+
+    def __init__(self, scheme: str = "a8w8"):
+        super().__init__()
+        self.scheme = get_scheme(scheme)
+
+    def annotate(self, model: GraphModule) -> GraphModule:
+        for node in model.graph.nodes:
+            if node.op != "call_function" or _annotated(node):
+                continue
+            target = node.target
+            if target in WEIGHTED_OPS:
+                self._annotate_weighted(node)
+            elif target in BINARY_OPS:
+                self._annotate_binary(node)
+            elif target in CAT_OPS:
+                self._annotate_cat(node)
+            elif target in TABLE_OPS:
+                self._annotate_table(node)
+            elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)):
+                self._annotate_shared(node)
+        return model
+
+    def validate(self, model: GraphModule) -> None:
+        pass
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def _annotate_weighted(self, node: Node) -> None:
+        x, weight = node.args[0], node.args[1]
+        bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+        if not (_is_float(x) and _is_float(weight) and _is_float(node)):
+            return
+        ch_axis = _weight_channel_axis(node)
+        act = self.scheme.activation
+        inputs = {x: act, weight: self.scheme.weight(ch_axis)}
+        if isinstance(bias, Node) and _is_float(bias):
+            inputs[bias] = self.scheme.bias((x, node), (weight, node),
+                                            None if ch_axis is None else 0)
+        _annotate(node, inputs, self._output_unless_fused(node))
+
+    def _annotate_binary(self, node: Node) -> None:
+        operands = [a for a in node.args[:2] if isinstance(a, Node)]
+        if not operands or not all(_is_float(a) for a in operands) or not _is_float(node):
+            return
+        _annotate(node, {a: self.scheme.activation for a in operands},
+                  self._output_unless_fused(node))
+
+    def _annotate_cat(self, node: Node) -> None:
+        tensors = node.args[0]
+        if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
+            return
+        first = tensors[0]
+        shared = SharedQuantizationSpec((first, node))
+        inputs = {t: shared for t in tensors[1:]}
+        inputs[first] = self.scheme.activation
+        _annotate(node, inputs, shared)
+
+    def _annotate_table(self, node: Node) -> None:
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        _annotate(node, {x: self.scheme.activation}, self.scheme.activation)
+
+    def _annotate_shared(self, node: Node) -> None:
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        if _output_annotated(x):
+            input_spec = SharedQuantizationSpec(x)
+        elif x.op == "placeholder":
+            input_spec = self.scheme.activation
+        else:
+            return  # a float producer: stay float rather than quantize a view
+        _annotate(node, {x: input_spec}, SharedQuantizationSpec((x, node)))
+
+    def _output_unless_fused(self, node: Node):
+        """The activation spec for `node`'s output, or None after annotating the clamp that
+        follows it (its only user) with that spec instead."""
+        users = list(node.users)
+        if len(users) == 1 and users[0].target in FUSABLE_ACTIVATIONS \
+                and users[0].args[0] is node and not _annotated(users[0]) and _is_float(users[0]):
+            _annotate(users[0], {}, self.scheme.activation)
+            return None
+        return self.scheme.activation
+
+
+def _weight_channel_axis(node: Node) -> int | None:
+    """The output-channel axis of the weight: O,I/g,K... for conv and linear, I,O/g,K... for
+    a transposed conv, where only groups == 1 has one axis holding every output channel."""
+    if node.target not in CONV_TRANSPOSE_OPS:
+        return 0
+    groups = node.args[6] if len(node.args) > 6 else node.kwargs.get("groups", 1)
+    return 1 if groups == 1 else None
+
+
+def _pads_with_zero(node: Node) -> bool:
+    if node.target == aten.constant_pad_nd.default:
+        value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)
+        return value == 0
+    mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
+    value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value")
+    return mode == "constant" and value in (None, 0)
+
+
+def _is_float(node) -> bool:
+    val = node.meta.get("val") if isinstance(node, Node) else None
+    return isinstance(val, torch.Tensor) and val.is_floating_point()
+
+
+def _annotated(node: Node) -> bool:
+    annotation = node.meta.get(Q_ANNOTATION_KEY)
+    return annotation is not None and annotation._annotated
+
+
+def _output_annotated(node: Node) -> bool:
+    annotation = node.meta.get(Q_ANNOTATION_KEY)
+    return annotation is not None and annotation.output_qspec is not None
+
+
+def _annotate(node: Node, inputs: dict, output) -> None:
+    node.meta[Q_ANNOTATION_KEY] = QuantizationAnnotation(
+        input_qspec_map=inputs, output_qspec=output, _annotated=True)
