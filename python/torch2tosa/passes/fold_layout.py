@@ -43,7 +43,7 @@ from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
          "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",
          "tosa.rsqrt", "tosa.sin", "tosa.erf", "tosa.sigmoid", "tosa.tanh", "tosa.clamp",
-         "tosa.cast")
+         "tosa.cast", "tosa.table", "tosa.rescale")
 NARY = ("tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.pow",
         "tosa.intdiv", "tosa.logical_and", "tosa.logical_or", "tosa.logical_xor",
         "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.equal",
@@ -52,8 +52,8 @@ REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_
           "tosa.reduce_all", "tosa.reduce_any")
 AXIS_OPS = REDUCE + ("tosa.concat",)
 SINKABLE = frozenset(UNARY + NARY + AXIS_OPS + (TRANSPOSE, RESHAPE))
-# Operands after these counts are zero points / shifts, not data.
-DATA_OPERANDS = {"tosa.mul": 2, "tosa.negate": 1}
+# Operands after these counts are zero points / shifts / tables / multipliers, not data.
+DATA_OPERANDS = {"tosa.mul": 2, "tosa.negate": 1, "tosa.table": 1, "tosa.rescale": 1}
 MAX_CONSTANT_DEPTH = 6
 
 
@@ -61,8 +61,8 @@ MAX_CONSTANT_DEPTH = 6
 
 
 def _can_sink(value: ir.Value) -> bool:
-    users = [use.owner.operation.name for use in value.uses]
-    return len(users) == 1 or all(name in SINKABLE for name in users)
+    users = [use.owner.operation for use in value.uses]
+    return len(users) == 1 or all(u.name in SINKABLE and _layout_agnostic(u) for u in users)
 
 
 def _is_constant_like(value: ir.Value, depth: int = MAX_CONSTANT_DEPTH) -> bool:
@@ -123,9 +123,17 @@ def _has_np_dtype(elem: ir.Type) -> bool:
 # --- sink -------------------------------------------------------------------------------------
 
 
+def _layout_agnostic(op: ir.Operation) -> bool:
+    """A per-channel RESCALE scales along the last axis: moving a layout across it would
+    change which axis that is. Every other op here is elementwise or has an axis to remap."""
+    return not (op.name == "tosa.rescale" and ir.BoolAttr(op.attributes["per_channel"]).value)
+
+
 def sink_layout(op, rewriter):
     """f(L(a), L(b), c) -> L(f(a, b, L^-1(c))) for layout-agnostic f (axis attributes remapped)."""
     op = op.operation
+    if not _layout_agnostic(op):
+        return NO_MATCH
     n = DATA_OPERANDS.get(op.name, len(op.operands))
     data, rest = list(op.operands)[:n], list(op.operands)[n:]
     moved = [v for v in data if layout_of(v) is not None and not _is_constant_like(v)]

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
+from ..compiler import FLOAT_MODEL_META
 from ..diagnostics import Torch2TosaError
 from ..importer import export
 from ._quiet import torchao_quiet
@@ -31,7 +32,8 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
     counts as a 1-tuple), all of the shapes the model is exported for (the first item's).
 
     The model is not modified (not even put in eval mode: one in training mode with dropout
-    or batch norm is refused).
+    or batch norm is refused). The returned GraphModule keeps a reference to it in
+    `meta["torch2tosa_float_model"]`, which `CompiledModel.check` compares against.
     """
     scheme_name = get_scheme(scheme).name
     items = [_as_tuple(item) for item in calibration]
@@ -60,7 +62,10 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
                     raise Torch2TosaError(
                         f"calibration item {i} (shapes {shapes}) does not run on the model "
                         f"exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
-        return convert_pt2e(prepared)
+        converted = convert_pt2e(prepared)
+    # compile(converted).check() measures the quantization error against the float model.
+    converted.meta[FLOAT_MODEL_META] = model
+    return converted
 
 
 def _as_tuple(item) -> tuple:
