@@ -367,6 +367,14 @@ def reduce_sum(x: ir.Value, axis: int) -> ir.Value:
     return tosa.reduce_sum(x, axis, results=[tensor_type(shape, element_type(x))])
 
 
+def pad_constant(x: ir.Value, pads: Sequence[int], value) -> ir.Value:
+    """tosa.pad with `value`; pads [before_0, after_0, before_1, after_1, ...] for every dim."""
+    shape = shape_of(x)
+    out = [d + pads[2 * i] + pads[2 * i + 1] for i, d in enumerate(shape)]
+    return tosa.pad(tensor_type(out, element_type(x)), x, const_shape(pads),
+                    const(np.full([1], value), element_type(x)))
+
+
 def pad_edges(x: ir.Value, axis: int, before: int, after: int, mode: str) -> ir.Value:
     """Non-constant padding along `axis` (tosa.pad only pads with a constant).
 

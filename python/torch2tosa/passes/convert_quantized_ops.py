@@ -9,7 +9,9 @@ values; nothing is recomputed from statistics):
         B[o] = round(b[o] / (sx * sw[o])) int32, RESCALE per channel by sx * sw[o] / sy to
         int8 with zero point zy. The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
         padding, groups and transposed forms), so fold-layout treats both profiles alike.
+    q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
+    elementwise, reductions, concat, layout ops and nonlinearities: quantized_elementwise.py
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -32,7 +34,7 @@ from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_co
 from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
                                quantize_params, sole_user)
-from .torch_values import constant, is_none
+from .torch_values import constant, int_list, is_none
 
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
 LINEAR = "torch.aten.linear"
@@ -110,17 +112,50 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
     return tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
 
 
-def _lower_conv1d(op: ir.Operation, out: QParams) -> ir.Value:
+def _lower_convolution(op: ir.Operation, out: QParams) -> ir.Value:
     spec = conv1d_spec(op)
     if spec is None:
-        raise UnsupportedError(f"{op.name.removeprefix('torch.')}: only 1D convolutions have an "
-                               f"integer lowering so far")
+        return _lower_conv2d(op, out)
     what = spec.op
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
     check_padding(spec)
     y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants)
     return from_nhwc(_requantize(y, acc, out, what), spec)
+
+
+def _exact_pad(size: int, pad: int, kernel: int, stride: int, dilation: int, out_size: int,
+               what: str) -> tuple[int, int]:
+    """(before, after) padding of one spatial dim with TOSA's exact division."""
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    if span < 0 or span // stride + 1 != out_size or span % stride > pad:
+        raise UnsupportedError(f"{what}: output size {out_size} does not match input {size} with "
+                               f"padding {pad}, stride {stride}, dilation {dilation}")
+    return pad, pad - span % stride
+
+
+def _lower_conv2d(op: ir.Operation, out: QParams) -> ir.Value:
+    """aten.convolution with 2 spatial dims, groups 1: NCHW -> NHWC conv2d -> NCHW."""
+    what = "aten.convolution (2D)"
+    a = op.operands
+    stride, padding, dilation = (int_list(a[i], f"{what}: {n}")
+                                 for i, n in ((3, "stride"), (4, "padding"), (5, "dilation")))
+    if len(stride) != 2 or bool(constant(a[6], f"{what}: transposed")) \
+            or int(constant(a[8], f"{what}: groups")) != 1:
+        raise UnsupportedError(f"{what}: only non-transposed 2D convolutions with groups=1 have "
+                               f"an integer lowering")
+    x_int, in_qp = _input(op, what)
+    n, c, h, w = tb.vtensor_shape_and_dtype(x_int.type)[0]
+    _, o, oh, ow = tb.vtensor_shape_and_dtype(op.results[0].type)[0]
+    constants, acc = _constants(op, what, in_qp, o)
+    kh, kw = constants.w.shape[2:]
+    top, bottom = _exact_pad(h, padding[0], kh, stride[0], dilation[0], oh, what)
+    left, right = _exact_pad(w, padding[1], kw, stride[1], dilation[1], ow, what)
+    x = tb.transpose(tb.to_builtin(x_int), [0, 2, 3, 1])
+    y = tb.conv2d(x, constants.weight(constants.w.transpose(0, 2, 3, 1)),
+                  constants.bias(constants.b), pad=[top, bottom, left, right], stride=stride,
+                  dilation=dilation, out_hw=[oh, ow], input_zp=constants.input_zp)
+    return tb.transpose(_requantize(y, acc, out, what), [0, 3, 1, 2])
 
 
 def _lower_linear(op: ir.Operation, out: QParams) -> ir.Value:
@@ -149,8 +184,8 @@ def _lower_activation(op: ir.Operation, out: QParams) -> ir.Value:
 
 # float op -> its integer lowering(op, output qparams) -> integer builtin tensor
 LOWERINGS = {
-    "torch.aten.convolution": _lower_conv1d,
-    "torch.aten.conv1d.padding": _lower_conv1d,
+    "torch.aten.convolution": _lower_convolution,
+    "torch.aten.conv1d.padding": _lower_convolution,
     LINEAR: _lower_linear,
     "torch.aten.add.Tensor": ew.lower_add,
     "torch.aten.sub.Tensor": ew.lower_sub,
@@ -195,10 +230,24 @@ def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -
             rewriter.erase_op(op)
 
 
+def _check_lowerable(q: ir.Operation) -> None:
+    """A quantized op (all tensor operands dequantized) that has no integer lowering: say so."""
+    producer = tb.defining_op(q.operands[0])
+    if producer is None or producer.name in LOWERINGS or producer.name.startswith(
+            "torch.quantized_decomposed."):
+        return
+    tensors = [v for v in producer.operands if tb.vtensor_shape_and_dtype(v.type)[1] is not None]
+    if tensors and all(dequantized(v) is not None for v in tensors):
+        name = producer.name.removeprefix("torch.")
+        raise UnsupportedError(f"'{name}' is quantized but has no TOSA INT lowering in "
+                               f"torch2tosa yet; keep it out of the quantized part of the model")
+
+
 def lower_quantized(op, rewriter):
     q = op.operation
     chain = _producer_chain(q)
     if chain is None:
+        _check_lowerable(q)
         return NO_MATCH
     producer, act = chain
     out = quantize_params(q)

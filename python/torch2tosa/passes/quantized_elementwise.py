@@ -172,9 +172,39 @@ def lower_layout(op: ir.Operation, out: QParams) -> ir.Value:
         begin = [0] * len(shape)
         begin[dim] = start % shape[dim] if start < 0 else min(start, shape[dim])
         y = tb.slice_(x, begin, out_shape)
+    elif op.name in ("torch.aten.pad", "torch.aten.constant_pad_nd"):
+        y = _pad(op, x, qp, what)
     else:  # view / reshape / flatten / squeeze / unsqueeze: same elements, same order
         y = tb.reshape(x, out_shape)
     return requantized(y, qp, out, what)
+
+
+def _pad(op: ir.Operation, x: ir.Value, qp: QParams, what: str) -> ir.Value:
+    """F.pad on integers: constant padding pads with the quantized value (the zero point for
+    0); reflect/replicate/circular move data (slices, reverses, a concat) on the last dim."""
+    pads = int_list(op.operands[1], f"{what}: pad")
+    mode = "constant" if op.name == "torch.aten.constant_pad_nd" else constant(
+        op.operands[2], f"{what}: mode")
+    rank = len(tb.shape_of(x))
+    if min(pads) < 0 or len(pads) % 2 or len(pads) > 2 * rank:
+        raise UnsupportedError(f"{what}: padding {pads} is not supported in a quantized graph")
+    if mode == "constant":
+        value_operand = op.operands[2] if op.name == "torch.aten.constant_pad_nd" else op.operands[3]
+        value = 0.0 if _is_none(value_operand) else float(constant(value_operand, f"{what}: value"))
+        q = int(np.clip(np.round(value / qp.scalar_scale) + qp.scalar_zero_point, qp.qmin, qp.qmax))
+        # PyTorch lists the last dim first: [l_last, r_last, l_prev, r_prev, ...]
+        per_dim = [0] * (2 * rank)
+        for i in range(len(pads) // 2):
+            per_dim[2 * (rank - 1 - i)], per_dim[2 * (rank - 1 - i) + 1] = pads[2 * i], pads[2 * i + 1]
+        return tb.pad_constant(x, per_dim, q)
+    if len(pads) != 2:
+        raise UnsupportedError(f"{what}: {mode} padding {pads} is supported on the last dim only")
+    return tb.pad_edges(x, rank - 1, pads[0], pads[1], mode)
+
+
+def _is_none(value: ir.Value) -> bool:
+    op = tb.defining_op(value)
+    return op is not None and op.name == "torch.constant.none"
 
 
 def _is_int(value: ir.Value) -> bool:
@@ -185,7 +215,8 @@ def _is_int(value: ir.Value) -> bool:
 LAYOUT_OPS = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.view",
               "torch.aten.reshape", "torch.aten._unsafe_view", "torch.aten.flatten.using_ints",
               "torch.aten.squeeze.dim", "torch.aten.squeeze", "torch.aten.unsqueeze",
-              "torch.aten.slice.Tensor", "torch.aten.clone", "torch.aten.contiguous")
+              "torch.aten.slice.Tensor", "torch.aten.clone", "torch.aten.contiguous",
+              "torch.aten.pad", "torch.aten.constant_pad_nd")
 
 
 # --- nonlinearities as tables ----------------------------------------------------------------

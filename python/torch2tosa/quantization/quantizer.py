@@ -177,12 +177,14 @@ def _weight_channel_axis(node: Node) -> int | None:
 
 
 def _pads_with_zero(node: Node) -> bool:
+    """Zero padding, or reflect/replicate/circular (which only copy input values): the
+    output means what the input's codes mean. A non-zero constant may not be representable."""
     if node.target == aten.constant_pad_nd.default:
         value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)
         return value == 0
     mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
     value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value")
-    return mode == "constant" and value in (None, 0)
+    return mode in ("reflect", "replicate", "circular") or value in (None, 0)
 
 
 def _is_float(node) -> bool:
