@@ -239,8 +239,8 @@ def _check_lowerable(q: ir.Operation) -> None:
     tensors = [v for v in producer.operands if tb.vtensor_shape_and_dtype(v.type)[1] is not None]
     if tensors and all(dequantized(v) is not None for v in tensors):
         name = producer.name.removeprefix("torch.")
-        raise UnsupportedError(f"'{name}' is quantized but has no TOSA INT lowering in "
-                               f"torch2tosa yet; keep it out of the quantized part of the model")
+        raise UnsupportedError(f"'{name}' is quantized but torch2tosa has no TOSA INT lowering "
+                               f"for it yet")
 
 
 def lower_quantized(op, rewriter):
@@ -268,5 +268,6 @@ PASS = pattern_pass(
     "Lower PT2E quantize(op(dequantize ...)) patterns (conv1d, linear, fused activations) "
     "to TOSA INT ops with RESCALE",
     populate_patterns,
-    owned_aten_ops=("aten.linear.default",),
+    # kept whole so that an op without an integer lowering is named as the user wrote it
+    owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default"),
 )
