@@ -43,8 +43,8 @@ def _gru(name, description, input_size=16, hidden=32, *, layers=1, bidirectional
                    gru_layers=layers, gru_bidirectional=bidirectional)
 
 
-def _conv(name, description, layer_fn):
-    return Example(name, description, lambda: models.conv1d_layer(layer_fn()))
+def _conv(name, description, layer_fn, batch=1):
+    return Example(name, description, lambda: models.conv1d_layer(layer_fn(), batch=batch))
 
 
 EXAMPLES: dict[str, Example] = {
@@ -74,11 +74,25 @@ EXAMPLES: dict[str, Example] = {
               lambda: nn.Conv1d(16, 32, 3, padding=1, groups=4)),
         _conv("conv_transpose1d", "ConvTranspose1d 16->8, kernel 4, stride 2, padding 1",
               lambda: nn.ConvTranspose1d(16, 8, 4, stride=2, padding=1)),
+        _conv("conv1d_reflect", "Conv1d 8->16, kernel 3, padding 1, padding_mode='reflect'",
+              lambda: nn.Conv1d(8, 16, 3, padding=1, padding_mode="reflect")),
+        _conv("conv1d_replicate", "Conv1d 8->16, kernel 5, padding 2, padding_mode='replicate'",
+              lambda: nn.Conv1d(8, 16, 5, padding=2, padding_mode="replicate")),
+        _conv("conv1d_circular", "Conv1d 8->16, kernel 3, padding 1, padding_mode='circular'",
+              lambda: nn.Conv1d(8, 16, 3, padding=1, padding_mode="circular")),
+        _conv("conv1d_kernel1", "pointwise Conv1d 8->16, kernel 1",
+              lambda: nn.Conv1d(8, 16, 1)),
+        _conv("conv1d_same", "Conv1d 8->16, kernel 4, padding='same'",
+              lambda: nn.Conv1d(8, 16, 4, padding="same")),
+        _conv("conv1d_batch4", "Conv1d 8->16, kernel 3, stride 2, batch 4",
+              lambda: nn.Conv1d(8, 16, 3, stride=2), batch=4),
         # Conv1d stacks and conv + GRU models.
         Example("wav2letter", "Wav2Letter-like: 8 Conv1d+ReLU, 40 MFCCs x 100 frames",
                 models.wav2letter),
         Example("tcn", "TCN-like: 4 residual blocks of dilated Conv1d+BatchNorm1d (dilations 1-8), mean + linear head",
                 models.tcn),
+        Example("conv_classifier", "Conv1d front end (2 strided Conv1d+ReLU) and a flatten + "
+                "linear classifier head; 40 MFCCs x 32 frames", models.conv_classifier),
         Example("kws_crnn", "keyword spotting CRNN: 2 Conv1d, bidirectional GRU (batch_first), "
                 "linear; 40 MFCCs x 49 frames", models.kws_crnn,
                 gru_layers=1, gru_bidirectional=True),

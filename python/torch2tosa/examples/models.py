@@ -53,9 +53,9 @@ def gru(input_size, hidden_size, *, seq, batch=1, num_layers=1, bidirectional=Fa
 # --- Conv1d ------------------------------------------------------------------------------
 
 
-def conv1d_layer(layer: nn.Module, length: int = 64):
-    """One Conv1d / ConvTranspose1d on a [1, in_channels, length] input."""
-    return layer, (torch.randn(1, layer.in_channels, length),)
+def conv1d_layer(layer: nn.Module, length: int = 64, batch: int = 1):
+    """One Conv1d / ConvTranspose1d on a [batch, in_channels, length] input."""
+    return layer, (torch.randn(batch, layer.in_channels, length),)
 
 
 def conv_relu_stack(channels: list[int], kernels: list[int], strides: list[int]) -> nn.Sequential:
@@ -120,6 +120,24 @@ class Tcn(nn.Module):
 def tcn(features=16, channels=32, dilations=(1, 2, 4, 8), length=128, classes=10):
     model = Tcn(features, channels, dilations, classes)
     return _randomize_batch_norms(model), (torch.randn(1, features, length),)
+
+
+class ConvClassifier(nn.Module):
+    """Two strided Conv1d+ReLU over MFCCs, then flatten and a linear classifier."""
+
+    def __init__(self, features=40, channels=32, frames=32, classes=12):
+        super().__init__()
+        self.front = nn.Sequential(
+            nn.Conv1d(features, channels, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, stride=2, padding=1), nn.ReLU())
+        self.classifier = nn.Linear(channels * (frames // 4), classes)
+
+    def forward(self, mfcc):  # [B, features, frames]
+        return self.classifier(torch.flatten(self.front(mfcc), 1))
+
+
+def conv_classifier(features=40, frames=32):
+    return ConvClassifier(features, frames=frames), (torch.randn(1, features, frames),)
 
 
 # --- convolutions into a GRU -------------------------------------------------------------

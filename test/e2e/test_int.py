@@ -1,0 +1,113 @@
+"""The TOSA INT profile end to end: quantize (a8w8), compile, run on the reference model,
+compare with the PT2E model and the float model, and compile with Vela for both Ethos-U NPUs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import torch2tosa
+from torch2tosa import Torch2TosaError, examples
+
+CONV1D_EXAMPLES = ["conv1d_stride", "conv1d_dilation", "conv1d_depthwise", "conv1d_grouped",
+                   "conv_transpose1d", "conv1d_reflect", "conv1d_replicate", "conv1d_circular",
+                   "conv1d_kernel1", "conv1d_same", "conv1d_batch4", "wav2letter", "tcn",
+                   "conv_classifier"]
+# Quantization error against the float model on an input not used for calibration.
+MIN_SNR_DB = 30.0
+# (example, transposes) that INT graphs must keep as FP graphs do.
+TRANSPOSES = {"wav2letter": 2, "tcn": 1}
+
+
+def calibration_for(inputs: tuple, count: int = 8) -> list[tuple]:
+    generator = torch.Generator().manual_seed(1)
+    return [tuple(torch.randn(t.shape, generator=generator) for t in inputs)
+            for _ in range(count)] + [inputs]
+
+
+def quantized_example(name: str, target: str = "ethos-u55-128", **kwargs):
+    model, inputs = examples.get(name).build()
+    quantized = torch2tosa.quantize(model, calibration_for(inputs))
+    return torch2tosa.compile(quantized, inputs, target=target, **kwargs), inputs
+
+
+def _integer_only(compiled) -> bool:
+    text = compiled.mlir
+    return not any(f"x{t}>" in text or f"<{t}>" in text for t in ("f32", "f16", "bf16"))
+
+
+@pytest.mark.parametrize("name", CONV1D_EXAMPLES)
+def test_conv1d_examples_tosa_INT(name):
+    compiled, inputs = quantized_example(name)
+    assert _integer_only(compiled)
+    report = compiled.check()
+    assert report.ok, report
+    fresh = compiled.check(*[torch.randn_like(t) for t in inputs])
+    assert fresh.ok, fresh
+    assert all(o.float_snr_db >= MIN_SNR_DB for o in fresh.outputs), fresh
+    if name in TRANSPOSES:
+        assert compiled.op_counts()["tosa.transpose"] == TRANSPOSES[name]
+    for accelerator in ("ethos-u55-128", "ethos-u85-256"):
+        vela = compiled.vela(accelerator)
+        assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
+
+
+def test_conv1d_channels_last_io_tosa_INT():
+    compiled, inputs = quantized_example("wav2letter", channels_last_io=True)
+    assert compiled.op_counts()["tosa.transpose"] == 0
+    assert compiled.check().ok
+
+
+def test_io_quantization_is_recorded_and_applied_tosa_INT():
+    compiled, inputs = quantized_example("conv1d_stride", target="tosa-int")
+    (inp,), (out,) = compiled.io_quantization
+    assert inp["type"] == out["type"] == "i8"
+    assert "func.func @main(%arg0: tensor<1x8x64xi8>) -> tensor<1x16x32xi8>" in compiled.mlir
+    floats = compiled.run_reference(*inputs)[0]
+    assert floats.dtype == np.float32
+    codes = np.round(floats / out["scale"]) + out["zero_point"]
+    assert np.allclose(floats, (codes - out["zero_point"]) * out["scale"], atol=1e-6)
+
+
+def test_float_model_with_int_target_names_the_first_float_op_tosa_INT():
+    model, inputs = examples.get("conv1d_stride").build()
+    with pytest.raises(Torch2TosaError) as err:
+        torch2tosa.compile(model, inputs, target="ethos-u55-128")
+    message = str(err.value)
+    assert "error: 'aten.convolution' computes in floating point, which the TOSA INT profile " \
+           "cannot run (the model is not quantized); quantize the model with " \
+           "torch2tosa.quantize(model, calibration) first" in message
+    assert "Traceback" not in message
+
+
+class LogSoftmaxHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 8, 3)
+
+    def forward(self, x):
+        return torch.log_softmax(self.conv(x), dim=1)
+
+
+def test_quantized_op_without_integer_lowering_is_named_tosa_INT():
+    x = torch.randn(1, 8, 16)
+    quantized = torch2tosa.quantize(LogSoftmaxHead().eval(), [(x,)])
+    with pytest.raises(Torch2TosaError, match="'aten._log_softmax' is quantized but torch2tosa "
+                                              "has no TOSA INT lowering for it yet"):
+        torch2tosa.compile(quantized, (x,), target="tosa-int")
+
+
+def test_loop_form_on_ethos_u55_is_a_clear_error_tosa_INT():
+    with pytest.raises(Torch2TosaError, match="gru_form='loop' \\(tosa.while_loop\\) needs the "
+                                              "TOSA controlflow extension, which target "
+                                              "'ethos-u55-128'"):
+        torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="ethos-u55-128",
+                           gru_form="loop")
+
+
+def test_vela_on_a_float_graph_is_a_clear_error():
+    compiled = torch2tosa.compile(nn.Linear(3, 2).eval(), (torch.randn(1, 3),))
+    with pytest.raises(Torch2TosaError, match="Vela runs integer TOSA only"):
+        compiled.vela("ethos-u55-128")
