@@ -32,7 +32,7 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .torch_values import constant, dense_constant, is_none, literal
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
@@ -87,8 +87,22 @@ def _replace_with_fold(op, rewriter, conv, scale, shift, extra_results=0):
     with rewriter.ip, op.location:
         folded = _fold_into_conv(conv, scale, shift)
         empties = [literal(np.zeros([0]), op.results[i]) for i in range(1, 1 + extra_results)]
+    read = _literals(op) + _literals(conv)
     rewriter.replace_op(op, [folded, *empties])
     rewriter.erase_op(conv)
+    for lit in read:  # the constants the fold read, once nothing else uses them
+        if not list(lit.result.uses):
+            rewriter.erase_op(lit)
+
+
+def _literals(op) -> list[ir.Operation]:
+    """The `torch.vtensor.literal` ops defining `op`'s operands."""
+    found = []
+    for value in op.operands:
+        producer = tb.defining_op(value)
+        if producer is not None and producer.name == "torch.vtensor.literal" and producer not in found:
+            found.append(producer)
+    return found
 
 
 # --- batch norm --------------------------------------------------------------------------
@@ -205,5 +219,6 @@ PASS = pattern_pass(
     "Fold inference batch norm and constant per-channel scale/shift into the "
     "preceding convolution's weights and bias (else a constant scale + shift)",
     populate_patterns,
+    driver=WALK,
     owned_aten_ops=("aten._native_batch_norm_legit_no_training.default",),
 )

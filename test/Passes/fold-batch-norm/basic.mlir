@@ -4,12 +4,13 @@
 // COM: t = beta - mean * s = [0, 1] - [1, 0] * s = [-2, 1].
 // COM: W' = W * s = [[[2]], [[6]]], b' = b * s + t = [1, 2] * s + t = [0, 7].
 // CHECK-LABEL: func.func @bn_after_conv1d
+// CHECK-NOT:     torch.aten.convolution
 // CHECK-DAG:     %[[W:.*]] = torch.vtensor.literal(dense<{{\[\[\[}}2.000000e+00]], {{\[\[}}6.000000e+00]]]> : tensor<2x1x1xf32>)
 // CHECK-DAG:     %[[B:.*]] = torch.vtensor.literal(dense<[0.000000e+00, 7.000000e+00]> : tensor<2xf32>)
 // CHECK:         %[[CONV:.*]] = torch.aten.convolution %arg0, %[[W]], %[[B]],
-// CHECK:         return %[[CONV]]
 // CHECK-NOT:     torch.operator
 // CHECK-NOT:     torch.aten.mul
+// CHECK:         return %[[CONV]]
 func.func @bn_after_conv1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
   %w = torch.vtensor.literal(dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>) : !torch.vtensor<[2,1,1],f32>
   %b = torch.vtensor.literal(dense<[1.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -34,11 +35,12 @@ func.func @bn_after_conv1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor
 // COM: No convolution before it: one mul and one add by [C, 1] constants.
 // CHECK-LABEL: func.func @bn_without_conv
 // CHECK-DAG:     %[[S:.*]] = torch.vtensor.literal(dense<{{\[\[}}2.000000e+00], [3.000000e+00]]> : tensor<2x1xf32>)
-// CHECK-DAG:     %[[T:.*]] = torch.vtensor.literal(dense<{{\[\[}}-2.000000e+00], [1.000000e+00]]> : tensor<2x1xf32>)
 // CHECK:         %[[MUL:.*]] = torch.aten.mul.Tensor %arg0, %[[S]]
-// CHECK:         %[[ADD:.*]] = torch.aten.add.Tensor %[[MUL]], %[[T]], %{{.*}}
-// CHECK:         return %[[ADD]]
+// CHECK-DAG:     %[[T:.*]] = torch.vtensor.literal(dense<{{\[\[}}-2.000000e+00], [1.000000e+00]]> : tensor<2x1xf32>)
+// CHECK-DAG:     %[[ONE:.*]] = torch.constant.int 1
+// CHECK:         %[[ADD:.*]] = torch.aten.add.Tensor %[[MUL]], %[[T]], %[[ONE]]
 // CHECK-NOT:     torch.operator
+// CHECK:         return %[[ADD]]
 func.func @bn_without_conv(%arg0: !torch.vtensor<[1,2,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
   %gamma = torch.vtensor.literal(dense<[4.0, 3.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   %beta = torch.vtensor.literal(dense<[0.0, 1.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -53,14 +55,14 @@ func.func @bn_without_conv(%arg0: !torch.vtensor<[1,2,4],f32>) -> !torch.vtensor
 // -----
 
 // COM: A per-channel constant mul ([2, 1]) then add, after a conv: both fold into it.
-// COM: W' = [1, 2] * [3, 5] = [3, 10]; b' = [1, 2] * [3, 5] + 2 * [1, 1] = [5, 12].
+// COM: W' = [1, 2] * [3, 5] = [3, 10]; b' = [1, 2] * [3, 5] + [2, 2] = [5, 12].
 // CHECK-LABEL: func.func @mul_add_after_conv1d
+// CHECK-NOT:     torch.aten.mul.Tensor
+// CHECK-NOT:     torch.aten.add.Tensor
 // CHECK-DAG:     %[[W:.*]] = torch.vtensor.literal(dense<{{\[\[\[}}3.000000e+00]], {{\[\[}}1.000000e+01]]]> : tensor<2x1x1xf32>)
 // CHECK-DAG:     %[[B:.*]] = torch.vtensor.literal(dense<[5.000000e+00, 1.200000e+01]> : tensor<2xf32>)
 // CHECK:         %[[CONV:.*]] = torch.aten.convolution %arg0, %[[W]], %[[B]],
 // CHECK-NEXT:    return %[[CONV]]
-// CHECK-NOT:     torch.aten.mul.Tensor
-// CHECK-NOT:     torch.aten.add.Tensor
 func.func @mul_add_after_conv1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
   %w = torch.vtensor.literal(dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>) : !torch.vtensor<[2,1,1],f32>
   %b = torch.vtensor.literal(dense<[1.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -89,6 +91,7 @@ func.func @mul_add_after_conv1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vt
 // CHECK:         torch.aten.add.Tensor
 // CHECK:         torch.aten.mul.Tensor %[[CONV]]
 // CHECK-NOT:     torch.operator
+// CHECK:         return
 func.func @conv_with_two_users_not_folded(%arg0: !torch.vtensor<[1,1,4],f32>) -> (!torch.vtensor<[1,2,4],f32>, !torch.vtensor<[1,2,4],f32>) {
   %w = torch.vtensor.literal(dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>) : !torch.vtensor<[2,1,1],f32>
   %none = torch.constant.none
@@ -115,6 +118,7 @@ func.func @conv_with_two_users_not_folded(%arg0: !torch.vtensor<[1,1,4],f32>) ->
 // CHECK-DAG:     %[[W:.*]] = torch.vtensor.literal(dense<{{\[\[\[}}2.000000e+00], [6.000000e+00]]]> : tensor<1x2x1xf32>)
 // CHECK:         torch.aten.convolution %arg0, %[[W]]
 // CHECK-NOT:     torch.operator
+// CHECK:         return
 func.func @bn_after_conv_transpose1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
   %w = torch.vtensor.literal(dense<[[[1.0], [2.0]]]> : tensor<1x2x1xf32>) : !torch.vtensor<[1,2,1],f32>
   %none = torch.constant.none
