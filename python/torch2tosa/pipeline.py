@@ -207,7 +207,8 @@ CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
-    torch_level = ["fold-batch-norm", "conv1d-to-conv2d",
+    # decompose-add-sub-alpha first: fold-batch-norm folds add/sub only with alpha == 1.
+    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", "conv1d-to-conv2d",
                    f"decompose-gru{{form={options.gru_form}}}"]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")

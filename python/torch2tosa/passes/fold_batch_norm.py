@@ -14,7 +14,10 @@ at compile time (numpy), per output channel o:
 
 so no batch-norm arithmetic is left at run time. The same fold applies to
 `aten.mul.Tensor` / `aten.add.Tensor` / `aten.sub.Tensor` of such a convolution by a
-constant that is per-channel (shape [C, 1...], [1, C, 1...] or a single value).
+constant that is per-channel (shape [C, 1...], [1, C, 1...] or a single value), in either
+operand order: conv * c, c * conv, conv + c, c + conv, conv - c (shift -c) and c - conv
+(scale -1, shift c). add/sub fold only with alpha == 1: `decompose-add-sub-alpha` runs first
+and turns any other alpha into a mul, which folds on its own.
 
 A batch norm with no foldable convolution before it becomes `x * s + t`: one
 `aten.mul.Tensor` and one `aten.add.Tensor` by [C, 1...] constants, which torch-mlir
@@ -175,22 +178,38 @@ def _per_channel(value: ir.Value, out_shape: list[int]) -> np.ndarray | None:
     return full.reshape(-1).astype(np.float64)
 
 
+# (kind, conv operand index) -> (scale, shift) as functions of the constant c:
+#   mul(conv, c) = mul(c, conv) = conv * c;  add(conv, c) = add(c, conv) = conv + c;
+#   sub(conv, c) = conv - c;  sub(c, conv) = c - conv = conv * -1 + c.
+_AFFINE = {
+    ("mul", 0): lambda c: (c, 0.0), ("mul", 1): lambda c: (c, 0.0),
+    ("add", 0): lambda c: (1.0, c), ("add", 1): lambda c: (1.0, c),
+    ("sub", 0): lambda c: (1.0, -c), ("sub", 1): lambda c: (-1.0, c),
+}
+
+
+def _alpha_is_one(op) -> bool:
+    """add/sub with alpha == 1 (decompose-add-sub-alpha has removed every other alpha)."""
+    producer = tb.defining_op(op.operands[2])
+    if producer is None or producer.name not in ("torch.constant.int", "torch.constant.float"):
+        return False
+    return constant(op.operands[2], "alpha") == 1
+
+
 def _fold_elementwise(op, rewriter, kind: str):
-    lhs, rhs = op.operands[0], op.operands[1]
     out_shape = tb.vtensor_shape_and_dtype(op.result.type)[0]
     if out_shape is None or len(out_shape) < 2:
         return NO_MATCH
-    candidates = [(lhs, rhs)] + ([(rhs, lhs)] if kind in ("mul", "add") else [])
-    for conv_value, const_value in candidates:
+    if kind != "mul" and not _alpha_is_one(op):
+        return NO_MATCH  # alpha != 1: run decompose-add-sub-alpha first
+    for conv_index in (0, 1):
+        conv_value, const_value = op.operands[conv_index], op.operands[1 - conv_index]
         conv = _foldable_conv(conv_value)
         values = _per_channel(const_value, out_shape)
         if conv is None or values is None or conv_value.type != op.result.type:
             continue
-        if kind == "mul":
-            return _replace_with_fold(op, rewriter, conv, values, 0.0)
-        alpha = float(constant(op.operands[2], f"aten.{kind}.Tensor: alpha"))
-        return _replace_with_fold(op, rewriter, conv, 1.0,
-                                  values * alpha * (1.0 if kind == "add" else -1.0))
+        scale, shift = _AFFINE[(kind, conv_index)](values)
+        return _replace_with_fold(op, rewriter, conv, scale, shift)
     return NO_MATCH
 
 

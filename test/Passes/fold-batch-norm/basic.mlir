@@ -75,8 +75,8 @@ func.func @mul_add_after_conv1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vt
   %0 = torch.aten.convolution %arg0, %w, %b, %stride, %pad, %stride, %false, %pad, %int1 : !torch.vtensor<[1,1,4],f32>, !torch.vtensor<[2,1,1],f32>, !torch.vtensor<[2],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
   %s = torch.vtensor.literal(dense<[[3.0], [5.0]]> : tensor<2x1xf32>) : !torch.vtensor<[2,1],f32>
   %1 = torch.aten.mul.Tensor %0, %s : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[2,1],f32> -> !torch.vtensor<[1,2,4],f32>
-  %t = torch.vtensor.literal(dense<1.0> : tensor<1xf32>) : !torch.vtensor<[1],f32>
-  %2 = torch.aten.add.Tensor %1, %t, %int2 : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[1],f32>, !torch.int -> !torch.vtensor<[1,2,4],f32>
+  %t = torch.vtensor.literal(dense<2.0> : tensor<1xf32>) : !torch.vtensor<[1],f32>
+  %2 = torch.aten.add.Tensor %1, %t, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[1],f32>, !torch.int -> !torch.vtensor<[1,2,4],f32>
   return %2 : !torch.vtensor<[1,2,4],f32>
 }
 
@@ -135,4 +135,53 @@ func.func @bn_after_conv_transpose1d(%arg0: !torch.vtensor<[1,1,4],f32>) -> !tor
   %eps = torch.constant.float 1.000000e+00
   %1:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%0, %gamma, %none, %mean, %var, %momentum, %eps) : (!torch.vtensor<[1,2,4],f32>, !torch.vtensor<[2],f32>, !torch.none, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[1,2,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
   return %1#0 : !torch.vtensor<[1,2,4],f32>
+}
+
+// -----
+
+// COM: Swapped operand order: add(c, conv) = conv + c and sub(c, conv) = c - conv = conv * -1 + c.
+// COM: W = [1, 2], b = [1, 2], c = [[10], [20]]: add -> W' = [1, 2], b' = [11, 22];
+// COM: then sub([[1], [1]], that) -> W'' = [-1, -2], b'' = [1 - 11, 1 - 22] = [-10, -21].
+// CHECK-LABEL: func.func @swapped_add_then_sub
+// CHECK-NOT:     torch.aten.add.Tensor
+// CHECK-NOT:     torch.aten.sub.Tensor
+// CHECK-DAG:     %[[W:.*]] = torch.vtensor.literal(dense<{{\[\[\[}}-1.000000e+00]], {{\[\[}}-2.000000e+00]]]> : tensor<2x1x1xf32>)
+// CHECK-DAG:     %[[B:.*]] = torch.vtensor.literal(dense<[-1.000000e+01, -2.100000e+01]> : tensor<2xf32>)
+// CHECK:         %[[CONV:.*]] = torch.aten.convolution %arg0, %[[W]], %[[B]],
+// CHECK-NEXT:    return %[[CONV]]
+func.func @swapped_add_then_sub(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
+  %w = torch.vtensor.literal(dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>) : !torch.vtensor<[2,1,1],f32>
+  %b = torch.vtensor.literal(dense<[1.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %stride = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %pad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %0 = torch.aten.convolution %arg0, %w, %b, %stride, %pad, %stride, %false, %pad, %int1 : !torch.vtensor<[1,1,4],f32>, !torch.vtensor<[2,1,1],f32>, !torch.vtensor<[2],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
+  %c = torch.vtensor.literal(dense<[[10.0], [20.0]]> : tensor<2x1xf32>) : !torch.vtensor<[2,1],f32>
+  %1 = torch.aten.add.Tensor %c, %0, %int1 : !torch.vtensor<[2,1],f32>, !torch.vtensor<[1,2,4],f32>, !torch.int -> !torch.vtensor<[1,2,4],f32>
+  %ones = torch.vtensor.literal(dense<1.0> : tensor<2x1xf32>) : !torch.vtensor<[2,1],f32>
+  %2 = torch.aten.sub.Tensor %ones, %1, %int1 : !torch.vtensor<[2,1],f32>, !torch.vtensor<[1,2,4],f32>, !torch.int -> !torch.vtensor<[1,2,4],f32>
+  return %2 : !torch.vtensor<[1,2,4],f32>
+}
+
+// -----
+
+// COM: alpha != 1 is not folded (decompose-add-sub-alpha rewrites it first): the add stays.
+// CHECK-LABEL: func.func @alpha_not_one_not_folded
+// CHECK:         %[[CONV:.*]] = torch.aten.convolution
+// CHECK:         torch.aten.add.Tensor %{{.*}}, %[[CONV]], %{{.*}}
+func.func @alpha_not_one_not_folded(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,2,4],f32> {
+  %w = torch.vtensor.literal(dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>) : !torch.vtensor<[2,1,1],f32>
+  %none = torch.constant.none
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %stride = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %pad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %0 = torch.aten.convolution %arg0, %w, %none, %stride, %pad, %stride, %false, %pad, %int1 : !torch.vtensor<[1,1,4],f32>, !torch.vtensor<[2,1,1],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
+  %c = torch.vtensor.literal(dense<[[10.0], [20.0]]> : tensor<2x1xf32>) : !torch.vtensor<[2,1],f32>
+  %alpha = torch.constant.float 2.000000e+00
+  %1 = torch.aten.add.Tensor %c, %0, %alpha : !torch.vtensor<[2,1],f32>, !torch.vtensor<[1,2,4],f32>, !torch.float -> !torch.vtensor<[1,2,4],f32>
+  return %1 : !torch.vtensor<[1,2,4],f32>
 }
