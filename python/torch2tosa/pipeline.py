@@ -213,10 +213,11 @@ CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
-    # INT: the quantized ops become integer TOSA first; what is left must not compute in float.
+    # decompose-add-sub-alpha first: fold-batch-norm folds add/sub only with alpha == 1.
+    # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
     integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
-    torch_level = ["fold-batch-norm", *integer, "conv1d-to-conv2d",
+    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "conv1d-to-conv2d",
                    f"decompose-gru{{form={options.gru_form}}}"]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")

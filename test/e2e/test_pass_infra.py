@@ -9,7 +9,7 @@ from torch_mlir.passmanager import PassManager
 
 from torch2tosa.context import new_context
 from torch2tosa.diagnostics import format_mlir_error
-from torch2tosa.passes.pass_base import guarded, pattern_pass
+from torch2tosa.passes.pass_base import FIXPOINT, WALK, guarded, pattern_pass
 
 NEGATE = """
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -20,8 +20,8 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 """
 
 
-def _run(populate) -> str:
-    info = pattern_pass("test-pass", "a pass under test", populate)
+def _run(populate, driver=FIXPOINT) -> str:
+    info = pattern_pass("test-pass", "a pass under test", populate, driver=driver)
     with new_context():
         module = ir.Module.parse(NEGATE)
         pm = PassManager("builtin.module")
@@ -55,3 +55,24 @@ def test_pass_infra_python_exception_is_an_internal_error_diagnostic():
     assert ("error: internal error in pattern 'broken': KeyError: 'oops' (please report it; "
             "TORCH2TOSA_DEBUG=1 shows the Python traceback)") in message
     assert "Traceback" not in message
+
+
+def test_pass_infra_walk_driver_applies_each_pattern_once_per_op():
+    calls = []
+
+    def recreate_negate(op, rewriter):  # would never end under a fixpoint driver
+        calls.append(op.operation.name)
+        with rewriter.ip:
+            copy = tosa.negate(op.result.type, op.input1, op.input1_zp, op.output_zp)
+        rewriter.replace_op(op, [copy])
+
+    def populate(patterns, options, diagnostics):
+        patterns.add(tosa.NegateOp, guarded(recreate_negate, diagnostics))
+
+    info = pattern_pass("test-pass", "a pass under test", populate, driver=WALK)
+    with new_context():
+        module = ir.Module.parse(NEGATE)
+        pm = PassManager("builtin.module")
+        pm.add(info.bind(), name=info.flag)
+        pm.run(module.operation)
+    assert calls == ["tosa.negate"]

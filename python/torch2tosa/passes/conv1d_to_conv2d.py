@@ -45,7 +45,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from . import conv1d_weights as cw
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 
 PER_GROUP_MAX = 4
@@ -315,5 +315,6 @@ PASS = pattern_pass(
     "Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "
     "conv2d/depthwise_conv2d/transpose_conv2d with H = 1",
     populate_patterns,
+    driver=WALK,
     owned_aten_ops=("aten.conv1d.padding", "aten.pad.default"),
 )

@@ -17,7 +17,7 @@ values; nothing is recomputed from statistics):
         are the type's own range.
 
 The integer result replaces the quantize op; the float ops and the dequantize ops
-that fed only them are erased. An op without a pattern here is left as it is, for
+that fed only them (all before it in the block) are erased. An op without a pattern here is left as it is, for
 `verify-integer-graph` to name.
 """
 
@@ -31,7 +31,7 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from . import quantized_elementwise as ew
 from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
                                quantize_params, sole_user)
 from .torch_values import constant, int_list, is_none
@@ -268,6 +268,10 @@ PASS = pattern_pass(
     "Lower PT2E quantize(op(dequantize ...)) patterns (conv1d, linear, fused activations) "
     "to TOSA INT ops with RESCALE",
     populate_patterns,
+    # One forward walk: every pattern is rooted at the last op of what it matches (the
+    # quantize) and erases only ops before it, which the walk has already visited; a
+    # quantize's operands were lowered by the time it is reached.
+    driver=WALK,
     # kept whole so that an op without an integer lowering is named as the user wrote it
     owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default"),
 )

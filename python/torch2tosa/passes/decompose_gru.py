@@ -42,7 +42,7 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .gru_recurrence import GruLayerWeights, run_layer_unrolled
 from .gru_while_loop import run_layer_while_loop
-from .pass_base import NO_MATCH, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .torch_values import constant, op_name, static_float_tensor
 
 GRU_INPUT = "torch.aten.gru.input"
@@ -260,6 +260,7 @@ PASS = pattern_pass(
     "decompose-gru",
     "Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
+    driver=WALK,
     options=(PassOption("form", "unrolled", GRU_FORMS,
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
     owned_aten_ops=("aten.gru.input", "aten.gru.data"),

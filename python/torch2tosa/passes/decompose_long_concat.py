@@ -13,7 +13,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 
 
 def split_concat(op, rewriter):
@@ -32,4 +32,5 @@ PASS = pattern_pass(
     "decompose-long-concat",
     "Split tosa.concat ops with more than 64 inputs (TOSA level 8K) into a tree",
     populate_patterns,
+    driver=WALK,
 )

@@ -14,7 +14,10 @@ at compile time (numpy), per output channel o:
 
 so no batch-norm arithmetic is left at run time. The same fold applies to
 `aten.mul.Tensor` / `aten.add.Tensor` / `aten.sub.Tensor` of such a convolution by a
-constant that is per-channel (shape [C, 1...], [1, C, 1...] or a single value).
+constant that is per-channel (shape [C, 1...], [1, C, 1...] or a single value), in either
+operand order: conv * c, c * conv, conv + c, c + conv, conv - c (shift -c) and c - conv
+(scale -1, shift c). add/sub fold only with alpha == 1: `decompose-add-sub-alpha` runs first
+and turns any other alpha into a mul, which folds on its own.
 
 A batch norm with no foldable convolution before it becomes `x * s + t`: one
 `aten.mul.Tensor` and one `aten.add.Tensor` by [C, 1...] constants, which torch-mlir
@@ -32,7 +35,7 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .torch_values import constant, dense_constant, is_none, literal
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
@@ -87,8 +90,22 @@ def _replace_with_fold(op, rewriter, conv, scale, shift, extra_results=0):
     with rewriter.ip, op.location:
         folded = _fold_into_conv(conv, scale, shift)
         empties = [literal(np.zeros([0]), op.results[i]) for i in range(1, 1 + extra_results)]
+    read = _literals(op) + _literals(conv)
     rewriter.replace_op(op, [folded, *empties])
     rewriter.erase_op(conv)
+    for lit in read:  # the constants the fold read, once nothing else uses them
+        if not list(lit.result.uses):
+            rewriter.erase_op(lit)
+
+
+def _literals(op) -> list[ir.Operation]:
+    """The `torch.vtensor.literal` ops defining `op`'s operands."""
+    found = []
+    for value in op.operands:
+        producer = tb.defining_op(value)
+        if producer is not None and producer.name == "torch.vtensor.literal" and producer not in found:
+            found.append(producer)
+    return found
 
 
 # --- batch norm --------------------------------------------------------------------------
@@ -161,22 +178,38 @@ def _per_channel(value: ir.Value, out_shape: list[int]) -> np.ndarray | None:
     return full.reshape(-1).astype(np.float64)
 
 
+# (kind, conv operand index) -> (scale, shift) as functions of the constant c:
+#   mul(conv, c) = mul(c, conv) = conv * c;  add(conv, c) = add(c, conv) = conv + c;
+#   sub(conv, c) = conv - c;  sub(c, conv) = c - conv = conv * -1 + c.
+_AFFINE = {
+    ("mul", 0): lambda c: (c, 0.0), ("mul", 1): lambda c: (c, 0.0),
+    ("add", 0): lambda c: (1.0, c), ("add", 1): lambda c: (1.0, c),
+    ("sub", 0): lambda c: (1.0, -c), ("sub", 1): lambda c: (-1.0, c),
+}
+
+
+def _alpha_is_one(op) -> bool:
+    """add/sub with alpha == 1 (decompose-add-sub-alpha has removed every other alpha)."""
+    producer = tb.defining_op(op.operands[2])
+    if producer is None or producer.name not in ("torch.constant.int", "torch.constant.float"):
+        return False
+    return constant(op.operands[2], "alpha") == 1
+
+
 def _fold_elementwise(op, rewriter, kind: str):
-    lhs, rhs = op.operands[0], op.operands[1]
     out_shape = tb.vtensor_shape_and_dtype(op.result.type)[0]
     if out_shape is None or len(out_shape) < 2:
         return NO_MATCH
-    candidates = [(lhs, rhs)] + ([(rhs, lhs)] if kind in ("mul", "add") else [])
-    for conv_value, const_value in candidates:
+    if kind != "mul" and not _alpha_is_one(op):
+        return NO_MATCH  # alpha != 1: run decompose-add-sub-alpha first
+    for conv_index in (0, 1):
+        conv_value, const_value = op.operands[conv_index], op.operands[1 - conv_index]
         conv = _foldable_conv(conv_value)
         values = _per_channel(const_value, out_shape)
         if conv is None or values is None or conv_value.type != op.result.type:
             continue
-        if kind == "mul":
-            return _replace_with_fold(op, rewriter, conv, values, 0.0)
-        alpha = float(constant(op.operands[2], f"aten.{kind}.Tensor: alpha"))
-        return _replace_with_fold(op, rewriter, conv, 1.0,
-                                  values * alpha * (1.0 if kind == "add" else -1.0))
+        scale, shift = _AFFINE[(kind, conv_index)](values)
+        return _replace_with_fold(op, rewriter, conv, scale, shift)
     return NO_MATCH
 
 
@@ -205,5 +238,6 @@ PASS = pattern_pass(
     "Fold inference batch norm and constant per-channel scale/shift into the "
     "preceding convolution's weights and bias (else a constant scale + shift)",
     populate_patterns,
+    driver=WALK,
     owned_aten_ops=("aten._native_batch_norm_legit_no_training.default",),
 )

@@ -29,6 +29,11 @@ a user that cannot pass it on (a conv, a matmul, the return).
 Termination: sinking only moves layout ops downward, folds remove ops, and a
 reorder strictly lowers a transpose's rank; no pattern moves a layout op up
 past a compute op, so the patterns cannot ping-pong.
+
+What it touches (driver FIXPOINT, see pass_base): only the ops its patterns match,
+plus the layout ops and constants whose last use was a matched op (so the use counts
+`_can_sink` reads stay exact). It does not fold, CSE or erase any other op: a dead
+op it did not rewrite, or a foldable one, is left for canonicalize.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of,
                          perms_of, transpose_after_squeeze, transpose_before_expand)
-from .pass_base import NO_MATCH, Diagnostics, guarded, pattern_pass
+from .pass_base import FIXPOINT, NO_MATCH, Diagnostics, guarded, pattern_pass
 
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
          "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",
@@ -218,4 +223,5 @@ PASS = pattern_pass(
     "Sink tosa.transpose and unit-dim reshapes through layout-agnostic ops; "
     "cancel inverse pairs",
     populate_patterns,
+    driver=FIXPOINT,
 )

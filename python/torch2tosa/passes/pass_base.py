@@ -9,21 +9,33 @@ location plus `signal_pass_failure()`: the user never sees a Python traceback.
 Rewrite patterns follow the upstream bindings' convention: returning a truthy
 value means "did not match". We name it `NO_MATCH`; a successful rewrite
 returns `None`.
+
+A pattern pass declares its driver (`pattern_pass(..., driver=WALK)`); neither
+driver folds, CSEs, simplifies regions or erases ops the patterns did not match,
+so a pass changes only what it matched (cleanup is canonicalize's job, later):
+
+* `WALK`: one walk over the module, each op offered to the patterns once
+  (`walk_and_apply_patterns`); ops a rewrite creates are not revisited. For
+  lowerings, whose output is never matched by their own patterns.
+* `FIXPOINT`: walks repeated until a walk rewrites nothing, for patterns that
+  feed each other (fold-layout). After each rewrite, the pure producers
+  (`PURE_PRODUCERS`) whose last use was the op just replaced are erased, so
+  use counts stay exact for the next match. MLIR's greedy driver is not used:
+  even with folding off it erases every trivially dead op it visits.
+  Rewrites are bounded (REWRITES_PER_OP per op in the module): patterns that
+  undo each other end in a "did not converge" diagnostic, not a hang.
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
 from torch_mlir import ir
-from torch_mlir.rewrite import (
-    GreedyRewriteConfig,
-    RewritePatternSet,
-    apply_patterns_and_fold_greedily,
-)
+from torch_mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from ..diagnostics import UnsupportedError
 from ..stats import op_names
@@ -130,40 +142,103 @@ def guarded(pattern: Callable, diagnostics: Diagnostics) -> Pattern:
     return apply
 
 
+class Driver(enum.Enum):
+    """How a pattern pass applies its patterns (see the module docstring)."""
+
+    WALK = "walk"
+    FIXPOINT = "fixpoint"
+
+
+WALK = Driver.WALK
+FIXPOINT = Driver.FIXPOINT
+
+REWRITES_PER_OP = 50
+# Ops without side effects that FIXPOINT erases once a rewrite removed their last use.
+PURE_PRODUCERS = frozenset({"tosa.const", "tosa.const_shape", "tosa.transpose", "tosa.reshape"})
+
+
+class _RecordingPatterns:
+    """A RewritePatternSet front that counts successful rewrites and, for FIXPOINT,
+    erases the pure producers a rewrite left without users."""
+
+    def __init__(self, erase_dead_producers: bool):
+        self.patterns = RewritePatternSet()
+        self.rewrites = 0
+        self.erase_dead_producers = erase_dead_producers
+
+    def add(self, root, pattern: Pattern) -> None:
+        def apply(op, rewriter):
+            producers = _producers(op.operation) if self.erase_dead_producers else []
+            if pattern(op, rewriter):
+                return NO_MATCH
+            self.rewrites += 1
+            for producer in producers:
+                _erase_if_dead(producer, rewriter)
+            return None
+
+        self.patterns.add(root, apply)
+
+
+def _producers(op: ir.Operation) -> list[ir.Operation]:
+    """The pure ops defining `op`'s operands, each once."""
+    producers: list[ir.Operation] = []
+    for value in op.operands:
+        owner = value.owner
+        if (not isinstance(owner, ir.Block) and owner.operation.name in PURE_PRODUCERS
+                and owner.operation not in producers):
+            producers.append(owner.operation)
+    return producers
+
+
+def _erase_if_dead(op: ir.Operation, rewriter) -> None:
+    """Erases `op` if none of its results has a use, then its producers that become dead.
+
+    `op` is a pure producer of an op a pattern just replaced; patterns never erase those
+    themselves (they replace only the matched op), so `op` is still alive here.
+    """
+    if any(list(result.uses) for result in op.results):
+        return
+    producers = _producers(op)
+    rewriter.erase_op(op)
+    for producer in producers:
+        _erase_if_dead(producer, rewriter)
+
+
 def apply_patterns(
     op: ir.Operation,
     populate: Callable[[RewritePatternSet, dict, Diagnostics], None],
     options: dict,
     diagnostics: Diagnostics,
+    driver: Driver,
 ) -> None:
-    """Builds the pattern set inside the active context and applies it greedily.
-
-    Rewrites are bounded (REWRITES_PER_OP per op in the module): two patterns that undo
-    each other would otherwise spin forever inside one greedy iteration; this way they
-    end as a "did not converge" error on the pass.
-    """
-    patterns = RewritePatternSet()
+    """Builds the pattern set inside the active context and applies it with `driver`."""
+    patterns = _RecordingPatterns(erase_dead_producers=driver is FIXPOINT)
     populate(patterns, options, diagnostics)
-    config = GreedyRewriteConfig()
-    config.max_num_rewrites = REWRITES_PER_OP * max(len(op_names(op)), 100)
-    try:
-        apply_patterns_and_fold_greedily(op, patterns.freeze(), config)
-    except RuntimeError as e:
-        if "converge" not in str(e):
-            raise
-        diagnostics.error(op.location, f"the rewrite patterns did not converge ({e}); "
-                          f"this is a bug: please report it with the input IR")
+    frozen = patterns.patterns.freeze()
+    if driver is WALK:
+        walk_and_apply_patterns(op, frozen)
+        return
+    bound = REWRITES_PER_OP * max(len(op_names(op)), 100)
+    while True:
+        before = patterns.rewrites
+        walk_and_apply_patterns(op, frozen)
+        if patterns.rewrites == before:
+            return
+        if patterns.rewrites > bound:
+            diagnostics.error(op.location, f"the rewrite patterns did not converge (more than "
+                              f"{bound} rewrites); this is a bug: please report it with the "
+                              f"input IR")
+            return
 
 
-REWRITES_PER_OP = 50
-
-
-def pattern_pass(flag: str, description: str, populate, options: tuple[PassOption, ...] = (),
+def pattern_pass(flag: str, description: str, populate, *, driver: Driver,
+                 options: tuple[PassOption, ...] = (),
                  owned_aten_ops: tuple[str, ...] = ()) -> PassInfo:
-    """A pass that applies the patterns `populate` adds, greedily, to the whole module."""
+    """A pass that applies the patterns `populate` adds to the whole module with `driver`."""
 
     def run(op, pass_options: dict, diagnostics: Diagnostics) -> None:
-        apply_patterns(op, populate, pass_options, diagnostics)
+        apply_patterns(op, populate, pass_options, diagnostics, driver)
 
     run.__module__ = populate.__module__  # the docs read the pass module's docstring
+    run.driver = driver
     return PassInfo(flag, description, run, options, owned_aten_ops)

@@ -9,6 +9,7 @@
 // CHECK:         %[[CAT:.*]] = tosa.concat %[[LR]], %[[X]], %[[R]] {axis = 2 : i32} {{.*}} -> tensor<1x2x8xf32>
 // CHECK:         torch_c.from_builtin_tensor %[[CAT]]
 // CHECK-NOT:     torch.aten.pad
+// CHECK:         return
 func.func @pad_reflect(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,8],f32> {
   %int1 = torch.constant.int 1
   %int2 = torch.constant.int 2
@@ -28,6 +29,7 @@ func.func @pad_reflect(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,
 // CHECK-DAG:     %[[LAST:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x2x1xf32>
 // CHECK:         tosa.concat %[[FIRST]], %[[FIRST]], %[[X]], %[[LAST]] {axis = 2 : i32} {{.*}} -> tensor<1x2x8xf32>
 // CHECK-NOT:     tosa.reverse
+// CHECK:         return
 func.func @pad_replicate(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,8],f32> {
   %int1 = torch.constant.int 1
   %int2 = torch.constant.int 2
@@ -60,9 +62,11 @@ func.func @pad_circular(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1
 
 // COM: Constant padding is left to torch-mlir (tosa.pad); so is a 4D reflect pad.
 // CHECK-LABEL: func.func @pad_constant_not_matched
+// CHECK-NOT:     tosa.
 // CHECK:         torch.aten.pad
 // CHECK:         torch.aten.pad
 // CHECK-NOT:     tosa.
+// CHECK:         return
 func.func @pad_constant_not_matched(%arg0: !torch.vtensor<[1,2,5],f32>, %arg1: !torch.vtensor<[1,1,3,3],f32>) -> (!torch.vtensor<[1,2,8],f32>, !torch.vtensor<[1,1,5,5],f32>) {
   %int1 = torch.constant.int 1
   %int2 = torch.constant.int 2

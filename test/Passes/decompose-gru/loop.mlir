@@ -23,6 +23,7 @@
 // CHECK:         }
 // CHECK-NOT:     tosa.sigmoid
 // CHECK-NOT:     torch.operator
+// CHECK:         return
 
 // COM: After canonicalize hoists constants out of the regions, insert-region-constants puts
 // COM: copies back so each region is isolated from above, as TOSA requires.

@@ -10,9 +10,9 @@
 // CHECK-NOT:     tosa.matmul
 // CHECK:         tosa.tanh
 // CHECK-NOT:     tosa.reshape
-// CHECK:         tosa.matmul %{{.*}}, %[[WHH:.*]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
+// CHECK:         tosa.matmul %{{[0-9]+}}, %[[WHH:[0-9]+]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
 // CHECK-NOT:     tosa.reshape
-// CHECK:         tosa.matmul %{{.*}}, %[[WHH]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
+// CHECK:         tosa.matmul %{{[0-9]+}}, %[[WHH]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
 // CHECK-NOT:     tosa.matmul
 // CHECK-NOT:     tosa.reshape
 // CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32>
@@ -61,23 +61,38 @@ func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtenso
 // COM: T = 1), one matmul, the b_hn add, the gate add, one sigmoid over all three gates, four
 // COM: slices, r*ghn, +gin, tanh, h-n, z*(h-n), +n: 15 ops. An explicit h0 means step 0 has
 // COM: its recurrent matmul too.
+// COM: Weights (hidden 2): b_ih = [0, 0, .75, -.75, -.5, -.25], b_hh = [-.25, .5, -.5, -.25, -.5, -.75].
+// COM: The input bias holds b_ih + (b_hr, b_hz, 0) = [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz
+// COM: counted once: twice would give [-.5, 1, -.25, -1.25, ...]); the recurrent side keeps only
+// COM: (0, 0, b_hn). Gate offsets in the [1, 1, 6] pre-activations: r at 0, z at H = 2, n at 2H = 4;
+// COM: r scales gh_n, z scales h - n.
 // CHECK-LABEL: func.func @gru_h0_one_step
+// CHECK-NOT:     torch.operator
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
 // CHECK:         %[[H0:.*]] = torch_c.to_builtin_tensor %arg1
-// CHECK:         %[[GIT:.*]] = tosa.add
-// CHECK-NEXT:    %[[GIN:.*]] = tosa.slice %[[GIT]]
-// CHECK-NEXT:    %[[GH:.*]] = tosa.matmul %[[H0]]
-// CHECK-NEXT:    %[[GHB:.*]] = tosa.add %[[GH]]
-// CHECK-NEXT:    %[[PRE:.*]] = tosa.add %[[GIT]], %[[GHB]]
-// CHECK-NEXT:    %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
-// CHECK-NEXT:    %[[R:.*]] = tosa.slice %[[ACT]]
-// CHECK-NEXT:    %[[Z:.*]] = tosa.slice %[[ACT]]
-// CHECK-NEXT:    %[[GHN:.*]] = tosa.slice %[[GHB]]
-// CHECK-NEXT:    %[[RN:.*]] = tosa.mul %[[R]], %[[GHN]]
-// CHECK-NEXT:    %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
-// CHECK-NEXT:    %[[N:.*]] = tosa.tanh %[[NPRE]]
-// CHECK-NEXT:    %[[D:.*]] = tosa.sub %[[H0]], %[[N]]
-// CHECK-NEXT:    %[[ZD:.*]] = tosa.mul %[[Z]], %[[D]]
-// CHECK-NEXT:    %[[H1:.*]] = tosa.add %[[N]], %[[ZD]]
+// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]]
+// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01]]]> : tensor<1x1x6xf32>}>
+// CHECK:         %[[GIT:.*]] = tosa.add %[[GI]], %[[BI]]
+// CHECK-DAG:     %[[WHH:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<1x2x6xf32>}>
+// CHECK-DAG:     %[[BH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -5.000000e-01, -7.500000e-01]]]> : tensor<1x1x6xf32>}>
+// CHECK-DAG:     %[[AT_GIN:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
+// CHECK:         %[[GIN:.*]] = tosa.slice %[[GIT]], %[[AT_GIN]], %{{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[GH:.*]] = tosa.matmul %[[H0]], %[[WHH]]
+// CHECK:         %[[GHB:.*]] = tosa.add %[[GH]], %[[BH]]
+// CHECK:         %[[PRE:.*]] = tosa.add %[[GIT]], %[[GHB]]
+// CHECK:         %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
+// CHECK-DAG:     %[[AT_R:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
+// CHECK:         %[[R:.*]] = tosa.slice %[[ACT]], %[[AT_R]], %{{.*}} -> tensor<1x1x2xf32>
+// CHECK-DAG:     %[[AT_Z:.*]] = tosa.const_shape {values = dense<[0, 0, 2]> : tensor<3xindex>}
+// CHECK:         %[[Z:.*]] = tosa.slice %[[ACT]], %[[AT_Z]], %{{.*}} -> tensor<1x1x2xf32>
+// CHECK-DAG:     %[[AT_GHN:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
+// CHECK:         %[[GHN:.*]] = tosa.slice %[[GHB]], %[[AT_GHN]], %{{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[RN:.*]] = tosa.mul %[[R]], %[[GHN]]
+// CHECK:         %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
+// CHECK:         %[[N:.*]] = tosa.tanh %[[NPRE]]
+// CHECK:         %[[D:.*]] = tosa.sub %[[H0]], %[[N]]
+// CHECK:         %[[ZD:.*]] = tosa.mul %[[Z]], %[[D]]
+// CHECK:         %[[H1:.*]] = tosa.add %[[N]], %[[ZD]]
 // CHECK:         torch_c.from_builtin_tensor %[[H1]]
 func.func @gru_h0_one_step(%arg0: !torch.vtensor<[1,1,2],f32>, %arg1: !torch.vtensor<[1,1,2],f32>) -> (!torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>) {
   %0 = torch.vtensor.literal(dense<[[-0.000000e+00, 5.000000e-01], [-5.000000e-01, -5.000000e-01], [-2.500000e-01, 2.500000e-01], [-0.000000e+00, 5.000000e-01], [-0.000000e+00, 2.500000e-01], [-2.500000e-01, -2.500000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
@@ -103,6 +118,7 @@ func.func @gru_h0_one_step(%arg0: !torch.vtensor<[1,1,2],f32>, %arg1: !torch.vte
 // CHECK-NOT:     tosa.add {{.*}} tensor<1x4x6xf32>
 // CHECK-COUNT-4: tosa.tanh
 // CHECK-NOT:     torch.operator
+// CHECK:         return
 func.func @gru_no_bias(%arg0: !torch.vtensor<[1,4,2],f32>, %arg1: !torch.vtensor<[1,1,2],f32>) -> (!torch.vtensor<[1,4,2],f32>, !torch.vtensor<[1,1,2],f32>) {
   %0 = torch.vtensor.literal(dense<[[-0.000000e+00, 5.000000e-01], [-5.000000e-01, -5.000000e-01], [-2.500000e-01, 2.500000e-01], [-0.000000e+00, 5.000000e-01], [-0.000000e+00, 2.500000e-01], [-2.500000e-01, -2.500000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
   %1 = torch.vtensor.literal(dense<[[-7.500000e-01, -5.000000e-01], [-2.500000e-01, 0.000000e+00], [2.500000e-01, 5.000000e-01], [-5.000000e-01, -2.500000e-01], [2.500000e-01, 5.000000e-01], [-2.500000e-01, 5.000000e-01]]> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
@@ -121,8 +137,10 @@ func.func @gru_no_bias(%arg0: !torch.vtensor<[1,4,2],f32>, %arg1: !torch.vtensor
 
 // COM: A torch.operator that is not a GRU is left alone.
 // CHECK-LABEL: func.func @not_a_gru
+// CHECK-NOT:     tosa.
 // CHECK:         torch.operator "torch.aten.lstm.input"
 // CHECK-NOT:     tosa.
+// CHECK:         return
 func.func @not_a_gru(%arg0: !torch.vtensor<[1,3,2],f32>) -> !torch.vtensor<[1,3,2],f32> {
   %0 = torch.operator "torch.aten.lstm.input"(%arg0) : (!torch.vtensor<[1,3,2],f32>) -> !torch.vtensor<[1,3,2],f32>
   return %0 : !torch.vtensor<[1,3,2],f32>

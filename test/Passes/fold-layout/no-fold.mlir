@@ -24,6 +24,7 @@ func.func @transpose_into_conv2d(%arg0: tensor<1x4x8x8xf32>) -> tensor<1x8x8x4xf
 // CHECK:         tosa.clamp %[[T]]
 // CHECK:         tosa.matmul %[[T]]
 // CHECK-NOT:     tosa.transpose
+// CHECK:         return
 func.func @multi_use_with_matmul(%arg0: tensor<2x16x4xf32>, %arg1: tensor<2x16x3xf32>) -> (tensor<2x4x16xf32>, tensor<2x4x3xf32>) {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<2x16x4xf32>) -> tensor<2x4x16xf32>

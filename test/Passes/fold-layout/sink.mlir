@@ -5,8 +5,10 @@
 // COM: its inverse; the bias constant is re-laid out from [1,C,1] to [1,1,1,C].
 // CHECK-LABEL: func.func @conv1d_sandwich
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x1x16x4xf32>)
-// CHECK-DAG:     %[[C:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]]]> : tensor<1x1x1x4xf32>}>
+// CHECK-NOT:     tosa.transpose
+// CHECK-NOT:     tosa.reshape
 // CHECK:         %[[CLAMP:.*]] = tosa.clamp %[[X]]
+// CHECK-DAG:     %[[C:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]]]> : tensor<1x1x1x4xf32>}>
 // CHECK:         %[[ADD:.*]] = tosa.add %[[CLAMP]], %[[C]] : (tensor<2x1x16x4xf32>, tensor<1x1x1x4xf32>) -> tensor<2x1x16x4xf32>
 // CHECK-NOT:     tosa.transpose
 // CHECK-NOT:     tosa.reshape

@@ -35,6 +35,7 @@ func.func @constants_from_above(%arg0: tensor<f32>) -> tensor<f32> {
 // CHECK:         tosa.while_loop
 // CHECK-NEXT:      "tosa.const"() <{values = dense<3.000000e+00> : tensor<f32>}>
 // CHECK-NOT:       "tosa.const"
+// CHECK:         return
 func.func @already_isolated(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = tosa.while_loop (%i = %arg0) : (tensor<f32>) -> tensor<f32> {
     %limit = "tosa.const"() <{values = dense<3.0> : tensor<f32>}> : () -> tensor<f32>
