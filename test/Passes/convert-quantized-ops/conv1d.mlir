@@ -10,10 +10,10 @@
 // CHECK-DAG:     %[[W:.*]] = "tosa.const"() <{values = dense<{{\[\[\[\[}}1, -2]]], {{\[\[\[}}3, 4]]]]> : tensor<2x1x1x2xi8>}>
 // CHECK-DAG:     %[[B:.*]] = "tosa.const"() <{values = dense<[8, -8]> : tensor<2xi32>}>
 // CHECK-DAG:     %[[IZP:.*]] = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}>
+// CHECK:         %[[ACC:.*]] = tosa.conv2d %{{.*}}, %[[W]], %[[B]], %[[IZP]], %{{.*}} {acc_type = i32, {{.*}}} : {{.*}} -> tensor<1x1x4x2xi32>
 // CHECK-DAG:     %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<2xi32>}>
 // CHECK-DAG:     %[[S:.*]] = "tosa.const"() <{values = dense<[33, 34]> : tensor<2xi8>}>
 // CHECK-DAG:     %[[OZP:.*]] = "tosa.const"() <{values = dense<5> : tensor<1xi8>}>
-// CHECK:         %[[ACC:.*]] = tosa.conv2d %{{.*}}, %[[W]], %[[B]], %[[IZP]], %{{.*}} {acc_type = i32, {{.*}}} : {{.*}} -> tensor<1x1x4x2xi32>
 // CHECK:         %[[Y:.*]] = tosa.rescale %[[ACC]], %[[M]], %[[S]], %{{.*}}, %[[OZP]] {{{.*}}per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : {{.*}} -> tensor<1x1x4x2xi8>
 // CHECK:         tosa.clamp %{{.*}} {max_val = 127 : i8, min_val = 5 : i8} : (tensor<1x2x4xi8>)
 // CHECK-NOT:     torch.quantized_decomposed
