@@ -112,12 +112,14 @@ class CompiledModel:
                              memory_mode=memory_mode, name=self.name)
 
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
-        """Writes NAME.tosa and NAME.mlir; neither is left half-written on failure."""
+        """Writes NAME.tosa and NAME.mlir (creating `directory` if needed); neither is left
+        half-written on failure (see `serialize.write_output`)."""
         name = name or self.name
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
         flatbuffer, text = self.flatbuffer, self.mlir.encode()  # both fail before any write
-        serialize.write_atomically(flatbuffer, tosa_path)
-        serialize.write_atomically(text, mlir_path)
+        serialize.make_output_dir(directory)
+        serialize.write_output(flatbuffer, tosa_path)
+        serialize.write_output(text, mlir_path)
         return tosa_path, mlir_path
 
     def graph_layout(self, tensors: Sequence) -> list:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
+import torch
 from torch_mlir import ir
 
 from .diagnostics import Torch2TosaError
+
+_FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
 class SerializationError(Torch2TosaError):
@@ -49,18 +55,53 @@ def module_asm(module: ir.Module) -> str:
         attrs[TARGET_ENV] = target
 
 
+def source_line(loc: ir.Location) -> str | None:
+    """`file.py:line` of the innermost frame of `loc` outside PyTorch's own sources
+    (the model's code), else of its innermost frame; None if it has no file."""
+    frames = _FILE_LINE.findall(str(loc))
+    if not frames:
+        return None
+    path, line = next(((p, n) for p, n in frames if not p.startswith(_TORCH_DIR)), frames[0])
+    return f"{os.path.basename(path)}:{line}"
+
+
+def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
+    """A short, unique, reproducible name for each op in `module_op`'s functions:
+    `<op>_<n>` (n counts that op kind in program order), then `@file.py:line` where
+    the op came from model code."""
+    names, counts = {}, Counter()
+
+    def visit(op):
+        if op.name.startswith("tosa."):
+            kind = op.name.removeprefix("tosa.")
+            where = source_line(op.location)
+            names[op] = f"{kind}_{counts[kind]}" + (f"@{where}" if where else "")
+            counts[kind] += 1
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return names
+
+
 def translator_input(module: ir.Module) -> str:
-    """The module text for the translator: without `tosa.target_env`, which the
-    flatbuffer does not carry (validation already ran in our pipeline)."""
-    attrs = module.operation.attributes
-    if TARGET_ENV not in attrs:
-        return module.operation.get_asm(large_elements_limit=None)
-    target = attrs[TARGET_ENV]
-    del attrs[TARGET_ENV]
+    """The module text for the translator, on a copy of the module:
+
+    - without `tosa.target_env`, which the flatbuffer does not carry (validation already
+      ran in our pipeline);
+    - each op located by its `op_names` name: the translator stores an op's location
+      text in the flatbuffer, so these names, not the path of a temporary file, are what
+      a `.tosa` reader sees, and the same model gives the same bytes.
+    """
+    copy = module.operation.clone()
     try:
-        return module.operation.get_asm(large_elements_limit=None)
+        if TARGET_ENV in copy.attributes:
+            del copy.attributes[TARGET_ENV]
+        with copy.context:
+            for op, name in op_names(copy).items():
+                op.location = ir.Location.name(name)
+        return copy.get_asm(enable_debug_info=True, large_elements_limit=None)
     finally:
-        attrs[TARGET_ENV] = target
+        copy.erase()
 
 
 def to_flatbuffer(module: ir.Module) -> bytes:
@@ -80,14 +121,84 @@ def to_flatbuffer(module: ir.Module) -> bytes:
         return fb_path.read_bytes()
 
 
-def write_atomically(data: bytes, path: str | os.PathLike) -> None:
-    """Writes `data` to a staged file beside `path`, then renames it: readers never see
-    a half-written file, and a failed write leaves nothing behind."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.name}.partial")
+class OutputError(Torch2TosaError):
+    pass
+
+
+def check_output_dir(directory: str | os.PathLike) -> None:
+    """Fails with a clear error if files cannot be written in `directory`, or it cannot
+    be created; cheap, so a tool can call it before a compile that takes minutes."""
+    path = Path(directory)
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    problem = ("is not a directory" if not existing.is_dir()
+               else "is not writable" if not os.access(existing, os.W_OK | os.X_OK) else None)
+    if problem is None:
+        return
+    if existing == path:
+        raise OutputError(f"output directory '{directory}' {problem}")
+    raise OutputError(f"cannot create output directory '{directory}': '{existing}' {problem}")
+
+
+def make_output_dir(directory: str | os.PathLike) -> None:
+    """Creates `directory` and its parents if missing; a clear error if that fails."""
     try:
-        staged.write_bytes(data)
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"output directory '{directory}' is not a directory") from None
+    except OSError as e:
+        raise OutputError(f"cannot create output directory '{directory}': {e.strerror}") from None
+
+
+def write_output(data: bytes, path: str | os.PathLike) -> None:
+    """Writes `data` to `path` as `mlir-opt -o` does, without ever leaving a half-written file.
+
+    A regular file (or a new one) is replaced atomically: readers see the old or the new
+    content, never a mix, and a failed or interrupted write leaves the old file untouched.
+    A symlink is followed, so the link stays a link and its target gets the data. A device,
+    FIFO or socket (`/dev/null`, `/dev/stdout`, a pipe) is opened and written through.
+    """
+    path = Path(path)
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        if target.exists() and not target.is_file() and not target.is_dir():
+            with open(target, "wb") as f:
+                f.write(data)
+        else:
+            _replace(data, target)
+    except OSError as e:
+        raise OutputError(f"cannot write '{path}': {e.strerror}") from None
+
+
+def _replace(data: bytes, path: Path) -> None:
+    """Writes a uniquely named temporary file beside `path` and renames it over `path`."""
+    mode = _new_file_mode(path)
+    fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
         os.replace(staged, path)
-    finally:
-        staged.unlink(missing_ok=True)
+    except BaseException:
+        os.unlink(staged)
+        raise
+
+
+def _new_file_mode(path: Path) -> int:
+    """The permissions `open(path, "w")` would give: an existing file keeps its own,
+    a new one gets 0o666 minus the umask (mkstemp's 0o600 would hide it from others)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:  # Linux: read it without changing it (os.umask swaps it for every thread)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

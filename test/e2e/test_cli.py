@@ -5,12 +5,20 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import torch
+from torch_mlir import ir
+
+from torch2tosa.context import new_context
+
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = [sys.executable, str(REPO / "tools" / "torch2tosa-compile")]
+OPT = [sys.executable, str(REPO / "tools" / "torch2tosa-opt")]
 
 UNLOWERABLE_MODEL = '''
 import torch
@@ -96,3 +104,154 @@ def test_cli_unknown_model_is_a_clear_error(tmp_path):
     assert result.returncode == 1
     assert "unknown model 'no_such_model': expected an example name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_cli_output_dir_is_a_file_fails_before_compiling(tmp_path):
+    existing = tmp_path / "out"
+    existing.write_text("mine")
+    result = run("gru", "-o", str(existing))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"torch2tosa-compile: error: output directory '{existing}' is not a directory\n"
+    assert existing.read_text() == "mine"
+
+
+def test_cli_output_dir_below_a_file_fails_before_compiling(tmp_path):
+    (tmp_path / "file").write_text("")
+    result = run("gru", "-o", str(tmp_path / "file" / "out"))
+    assert result.returncode == 1
+    assert result.stderr == (f"torch2tosa-compile: error: cannot create output directory "
+                             f"'{tmp_path / 'file' / 'out'}': '{tmp_path / 'file'}' is not a directory\n")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into a read-only directory")
+def test_cli_output_dir_not_writable_fails_before_compiling(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    result = run("gru", "-o", str(locked / "out"))
+    assert result.returncode == 1
+    assert result.stderr == (f"torch2tosa-compile: error: cannot create output directory "
+                             f"'{locked / 'out'}': '{locked}' is not writable\n")
+
+
+BAD_FACTORIES = {
+    "string_model": ("('hello', (torch.randn(1, 3),))", "(str, tuple)"),
+    "int_inputs": ("(torch.nn.Linear(3, 2), 42)", "(Linear, int)"),
+    "model_only": ("torch.nn.Linear(3, 2)", "Linear"),
+    "triple": ("(torch.nn.Linear(3, 2), (torch.randn(1, 3),), 0)", "a 3-tuple"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_FACTORIES)
+def test_cli_factory_must_return_model_and_inputs(tmp_path, case):
+    returned, got = BAD_FACTORIES[case]
+    model_file = tmp_path / "bad.py"
+    model_file.write_text(f"import torch\n\ndef make_model():\n    return {returned}\n")
+    result = run(f"{model_file}:make_model", "-o", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert result.stderr == (f"torch2tosa-compile: error: {model_file}:make_model: factory must "
+                             f"return (nn.Module, tuple of example inputs), got {got}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_factory_lone_tensor_is_one_input(tmp_path):
+    """`(model, tensor)` is `(model, (tensor,))`; iterating the tensor would split it into rows."""
+    model_file = tmp_path / "lone.py"
+    model_file.write_text(GRU_MODEL.replace("(torch.randn(1, 6, 4),)", "torch.randn(1, 6, 4)"))
+    result = run(f"{model_file}:make_model", "-o", str(tmp_path), "--quiet", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "func.func @main(%arg0: tensor<1x6x4xf32>) -> (tensor<1x6x8xf32>, tensor<1x1x8xf32>)" \
+        in (tmp_path / "lone.mlir").read_text()
+
+
+def test_cli_failed_check_keeps_outputs_and_says_so(tmp_path):
+    model_file = tmp_path / "my_gru.py"
+    model_file.write_text(GRU_MODEL)
+    out = tmp_path / "out"
+    result = run(f"{model_file}:make_model", "-o", str(out), "--quiet", "--check", "--atol", "0")
+    assert result.returncode == 1
+    assert "MISMATCH, atol 0]" in result.stdout
+    assert re.fullmatch(
+        r"torch2tosa-compile: error: check failed: outputs differ from PyTorch beyond atol=0 "
+        rf"\(max abs error [0-9.e+-]+\); my_gru.tosa and my_gru.mlir were kept in "
+        rf"{re.escape(str(out))} for inspection\n", result.stderr), result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["my_gru.mlir", "my_gru.tosa"]
+
+
+SLOW_GRU_MODEL = GRU_MODEL.replace("torch.randn(1, 6, 4)", "torch.randn(1, 300, 4)")
+
+
+def test_cli_compile_interrupted_exits_130_without_output(tmp_path):
+    model_file = tmp_path / "slow.py"
+    model_file.write_text(SLOW_GRU_MODEL)
+    out = tmp_path / "out"
+    process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first_progress = process.stderr.readline()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert "] import" in first_progress
+    assert (process.returncode, stdout) == (130, "")
+    assert stderr.splitlines()[-1] == "torch2tosa-compile: interrupted"
+    assert "Traceback" not in stderr
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def run_opt(*args, input=None):
+    return subprocess.run([*OPT, *args], capture_output=True, input=input)
+
+
+SIGMOID_MLIR = """\
+func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tosa.sigmoid %arg0 : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def test_opt_reads_mlir_bytecode(tmp_path):
+    bytecode = tmp_path / "in.mlirbc"
+    with new_context():
+        module = ir.Module.parse(SIGMOID_MLIR)
+        with open(bytecode, "wb") as f:
+            module.operation.write_bytecode(f)
+    assert bytecode.read_bytes().startswith(b"ML\xefR")
+    result = run_opt(str(bytecode), "--canonicalize", "-o", str(tmp_path / "out.mlir"))
+    assert result.returncode == 0, result.stderr
+    assert "tosa.sigmoid %arg0 : (tensor<2xf32>) -> tensor<2xf32>" in (tmp_path / "out.mlir").read_text()
+
+
+@pytest.mark.parametrize("data,problem", [(b"\xff\xfe binary", "invalid UTF-8 at byte 0"),
+                                          (b"func.func\x00\x01", "NUL byte at offset 9")])
+def test_opt_binary_input_is_a_one_line_error(tmp_path, data, problem):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(data)
+    for args, name, stdin in (([str(garbage)], f"'{garbage}'", None), ([], "<stdin>", data)):
+        result = run_opt(*args, "-o", str(tmp_path / "out.mlir"), input=stdin)
+        assert result.returncode == 1
+        assert result.stderr.decode() == (f"torch2tosa-opt: {name} is neither MLIR text nor MLIR "
+                                          f"bytecode ({problem})\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage.bin"]
+
+
+def test_opt_output_to_a_directory_is_a_one_line_error(tmp_path):
+    (tmp_path / "in.mlir").write_text(SIGMOID_MLIR)
+    result = run_opt(str(tmp_path / "in.mlir"), "-o", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stderr.decode() == f"torch2tosa-opt: cannot write '{tmp_path}': Is a directory\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mlir"]
+
+
+def test_opt_interrupted_exits_130_without_output(tmp_path):
+    """Ctrl-C while the driver waits for its input on stdin."""
+    process = subprocess.Popen([*OPT, "--canonicalize", "-o", str(tmp_path / "out.mlir")],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdin.write(SIGMOID_MLIR.encode())
+    process.stdin.flush()
+    try:
+        process.wait(timeout=2)  # the interpreter is up (Ctrl-C while importing is handled too)
+    except subprocess.TimeoutExpired:
+        pass
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stdout, stderr) == (130, b"", b"torch2tosa-opt: interrupted\n")
+    assert list(tmp_path.iterdir()) == []

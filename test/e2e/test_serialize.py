@@ -1,9 +1,18 @@
-"""Serialization: translator errors reach the user, and a failed save leaves no file behind."""
+"""Serialization: translator errors reach the user, a failed save leaves no file behind, outputs
+are written as mlir-opt writes them, and the same model gives the same `.tosa` bytes."""
 
 from __future__ import annotations
 
+import os
+import re
+import stat
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 import pytest
 import torch
+from tosa.TosaGraph import TosaGraph
 
 import torch2tosa
 from torch2tosa import serialize
@@ -29,3 +38,115 @@ def test_serialize_save_writes_both_files(tmp_path):
     assert tosa_path.read_bytes() == compiled.flatbuffer
     assert mlir_path.read_text() == compiled.mlir
     assert sorted(p.name for p in tmp_path.iterdir()) == ["head.mlir", "head.tosa"]
+
+
+def _chunked_payload(i: int) -> bytes:
+    return bytes([i]) * (200_000 + i)
+
+
+def test_serialize_concurrent_saves_to_one_path_never_collide(tmp_path):
+    """Each writer stages into its own temporary file: no writer fails, a reader only ever
+    sees one complete payload, and no temporary file is left behind."""
+    target = tmp_path / "model.tosa"
+    target.write_bytes(_chunked_payload(0))
+    complete = {_chunked_payload(i) for i in range(16)}
+    seen, done = [], threading.Event()
+
+    def read_until_done():
+        while not done.is_set():
+            seen.append(target.read_bytes())
+
+    reader = threading.Thread(target=read_until_done)
+    reader.start()
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: serialize.write_output(_chunked_payload(i), target), range(16)))
+    done.set()
+    reader.join()
+    assert target.read_bytes() in complete
+    assert seen and all(data in complete for data in seen)
+    assert [p.name for p in tmp_path.iterdir()] == ["model.tosa"]
+
+
+def test_serialize_new_file_gets_umask_permissions_existing_file_keeps_its_own(tmp_path):
+    old_umask = os.umask(0o027)
+    try:
+        serialize.write_output(b"new", tmp_path / "new.mlir")
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE((tmp_path / "new.mlir").stat().st_mode) == 0o640
+    existing = tmp_path / "existing.mlir"
+    existing.write_bytes(b"old")
+    existing.chmod(0o604)
+    serialize.write_output(b"new", existing)
+    assert existing.read_bytes() == b"new"
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o604
+
+
+def test_serialize_writes_through_a_symlink_to_its_target(tmp_path):
+    target, link = tmp_path / "real.mlir", tmp_path / "link.mlir"
+    target.write_text("old")
+    link.symlink_to(target)
+    serialize.write_output(b"new", link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.mlir", "real.mlir"]
+
+
+def test_serialize_writes_through_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    serialize.write_output(b"through the pipe", fifo)
+    reader.join(timeout=10)
+    assert received == [b"through the pipe"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_serialize_writes_through_a_character_device(tmp_path):
+    """`-o /dev/null` must not replace /dev/null by a file. As root, a private null device
+    (the shared /dev/null may have been replaced by an older build); else /dev/null itself."""
+    device = tmp_path / "null"
+    if os.geteuid() == 0:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    else:
+        device = Path(os.devnull)
+    serialize.write_output(b"discarded", device)
+    assert stat.S_ISCHR(os.stat(device).st_mode)
+
+
+def test_serialize_into_a_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(serialize.OutputError, match=f"^cannot write '{tmp_path}': Is a directory$"):
+        serialize.write_output(b"data", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _operator_locations(flatbuffer: bytes) -> list[str]:
+    graph = TosaGraph.GetRootAs(flatbuffer, 0)
+    locations = []
+    for r in range(graph.RegionsLength()):
+        region = graph.Regions(r)
+        for b in range(region.BlocksLength()):
+            block = region.Blocks(b)
+            locations += [block.Operators(i).Location().Text().decode()
+                          for i in range(block.OperatorsLength())]
+    return locations
+
+
+@pytest.mark.parametrize("gru_form", ["unrolled", "loop"])
+def test_serialize_flatbuffer_is_reproducible_and_names_ops(gru_form):
+    """The translator stores each op's location text: it must be our op name and model
+    line, not the path of a temporary file, so two compiles give the same bytes."""
+    flatbuffers = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        compiled = torch2tosa.compile(*gru(4, 6, seq=3), gru_form=gru_form)
+        flatbuffers.append(compiled.flatbuffer)
+    assert flatbuffers[0] == flatbuffers[1]
+    locations = _operator_locations(flatbuffers[0])
+    assert len(set(locations)) == len(locations)
+    assert all(re.fullmatch(r'loc\("[a-z_0-9]+_\d+(@[\w.]+\.py:\d+)?"\)', loc) for loc in locations)
+    assert 'loc("matmul_0@models.py:39")' in locations  # the GRU call in GruModel.forward
+    assert b"torch2tosa-serialize" not in flatbuffers[0]
+    assert compiled.check(atol=1e-5).ok

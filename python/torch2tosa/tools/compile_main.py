@@ -5,7 +5,11 @@
     torch2tosa-compile --list-examples
 
 MODEL is a bundled example name or `file.py:factory`, where `factory()` returns
-`(model, example_inputs)`.
+`(model, example_inputs)`: an nn.Module and a tuple of example inputs (a lone tensor
+is taken as a 1-tuple).
+
+Exit status: 0 success, 1 error or a failed --check (NAME.tosa and NAME.mlir are kept
+for inspection), 2 usage error, 130 interrupted (no output file is left half-written).
 """
 
 from __future__ import annotations
@@ -15,11 +19,17 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import torch
+
 from .. import examples
 from ..compiler import CompiledModel, compile
 from ..diagnostics import Torch2TosaError
+from ..serialize import check_output_dir
 from ..passes.decompose_gru import GRU_FORMS
 from ..stats import compute_ops
+
+
+FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
 
 
 def load_model(spec: str):
@@ -37,12 +47,32 @@ def load_model(spec: str):
     module = importlib.util.module_from_spec(module_spec)
     try:
         module_spec.loader.exec_module(module)
-        model, inputs = getattr(module, factory)()
-    except AttributeError:
-        raise Torch2TosaError(f"'{path}' has no function '{factory}'") from None
+    except Exception as e:
+        raise Torch2TosaError(f"{path}: loading the file failed: {type(e).__name__}: {e}") from None
+    if not callable(getattr(module, factory, None)):
+        raise Torch2TosaError(f"'{path}' has no function '{factory}'")
+    try:
+        result = getattr(module, factory)()
     except Exception as e:
         raise Torch2TosaError(f"{spec}: building the model failed: {type(e).__name__}: {e}") from None
-    return Path(path).stem, model, tuple(inputs)
+    model, inputs = factory_result(spec, result)
+    return Path(path).stem, model, inputs
+
+
+def factory_result(spec: str, result) -> tuple[torch.nn.Module, tuple]:
+    """(model, example inputs) from what a factory returned; a lone tensor is a 1-tuple
+    (iterating it would split it into rows)."""
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        model, inputs = result
+        if isinstance(inputs, torch.Tensor):
+            inputs = (inputs,)
+        if isinstance(model, torch.nn.Module) and isinstance(inputs, (tuple, list)):
+            return model, tuple(inputs)
+        got = f"({type(model).__name__}, {type(inputs).__name__})"
+    else:
+        got = (f"a {len(result)}-{type(result).__name__}" if isinstance(result, (tuple, list))
+               else type(result).__name__)
+    raise Torch2TosaError(f"{spec}: {FACTORY_CONTRACT}, got {got}")
 
 
 def summary(compiled: CompiledModel, tosa_path: Path, report=None) -> str:
@@ -93,6 +123,7 @@ def run(argv) -> int:
             print(f"[{seconds:7.2f}s] {stage}", file=sys.stderr, flush=True)
 
     try:
+        check_output_dir(args.output_dir)  # before a compile that can take minutes
         name, model, inputs = load_model(args.model)
         name = args.name or name
         compiled = compile(model, inputs, name=name, gru_form=args.gru_form,
@@ -106,11 +137,25 @@ def run(argv) -> int:
         print(f"torch2tosa-compile: error: {e}", file=sys.stderr)
         return 1
     print(summary(compiled, tosa_path, report))
-    return 0 if report is None or report.ok else 1
+    if report is not None and not report.ok:
+        print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def check_failure(report, name: str, directory: str) -> str:
+    return (f"check failed: outputs differ from PyTorch beyond atol={report.atol:g} "
+            f"(max abs error {report.max_abs_error:.3g}); {name}.tosa and {name}.mlir "
+            f"were kept in {directory} for inspection")
 
 
 def main() -> int:
-    return run(sys.argv[1:])
+    try:
+        return run(sys.argv[1:])
+    except KeyboardInterrupt:
+        print("torch2tosa-compile: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from .. import passes
 from .. import pipeline as pl
 from ..context import new_context
 from ..diagnostics import Torch2TosaError, format_mlir_error
-from ..serialize import write_atomically
+from ..serialize import write_output
 
 USAGE = """\
 usage: torch2tosa-opt [options] [input.mlir|-] [--<pass>[=<options>] ...]
@@ -35,9 +35,13 @@ options:
   --allow-unregistered-dialect  accept ops of unknown dialects
   --list-passes                 list torch2tosa's passes
   -h, --help                    this help and the pass list
+
+The input is MLIR text or MLIR bytecode. Exit status: 0 success, 1 error, 2 usage
+error, 130 interrupted; -o FILE is never left half-written.
 """
 
 SPLIT_MARKER = "// -----"
+BYTECODE_MAGIC = b"ML\xefR"
 
 
 @dataclass
@@ -54,7 +58,7 @@ class Options:
 
 
 class UsageError(Torch2TosaError):
-    pass
+    """Bad command-line syntax (exit status 2)."""
 
 
 def parse_args(argv: list[str]) -> Options | None:
@@ -108,18 +112,30 @@ def pass_list() -> str:
     return "\n".join(lines)
 
 
-def _read_input(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+def _read_input(path: str) -> str | bytes:
+    """The input's text, or its bytes if it is MLIR bytecode."""
     try:
-        return Path(path).read_text()
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror}") from None
+        raise Torch2TosaError(f"cannot read '{path}': {e.strerror}") from None
+    if data.startswith(BYTECODE_MAGIC):
+        return data
+    name = "<stdin>" if path == "-" else f"'{path}'"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Torch2TosaError(f"{name} is neither MLIR text nor MLIR bytecode "
+                              f"(invalid UTF-8 at byte {e.start})") from None
+    if "\0" in text:
+        raise Torch2TosaError(f"{name} is neither MLIR text nor MLIR bytecode "
+                              f"(NUL byte at offset {text.index(chr(0))})")
+    return text
 
 
-def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
-    """(first line number - 1, text) of each chunk, so diagnostics keep file line numbers."""
-    if not split:
+def _chunks(text: str | bytes, split: bool) -> list[tuple[int, str | bytes]]:
+    """(first line number - 1, text) of each chunk, so diagnostics keep file line numbers.
+    Bytecode is one chunk."""
+    if not split or isinstance(text, bytes):
         return [(0, text)]
     chunks, start, current = [], 0, []
     for i, line in enumerate(text.splitlines(keepends=True)):
@@ -138,12 +154,12 @@ def _check_pipeline(stages) -> None:
         pl.add_to_pass_manager(pl.new_pass_manager(ir.Context.current), stages)
 
 
-def process_chunk(text: str, line_offset: int, opts: Options, stages, buffer_name: str) -> str:
+def process_chunk(text: str | bytes, line_offset: int, opts: Options, stages, buffer_name: str) -> str:
     ctx = new_context()
     ctx.allow_unregistered_dialects = opts.allow_unregistered
     with ctx:
         try:
-            module = ir.Module.parse("\n" * line_offset + text)
+            module = ir.Module.parse(text if isinstance(text, bytes) else "\n" * line_offset + text)
         except ir.MLIRError as e:
             raise Torch2TosaError(format_mlir_error(e, buffer_name)) from None
         pm = pl.new_pass_manager(ctx)
@@ -172,7 +188,7 @@ def run(argv: list[str]) -> int:
         text = _read_input(opts.input)
     except Torch2TosaError as e:
         print(f"torch2tosa-opt: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
     buffer_name = "<stdin>" if opts.input == "-" else opts.input
     outputs, failed = [], False
     for offset, chunk in _chunks(text, opts.split_input_file):
@@ -183,14 +199,22 @@ def run(argv: list[str]) -> int:
             failed = True
     result = f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n"
     if opts.output and not failed:
-        write_atomically(result.encode(), opts.output)
+        try:
+            write_output(result.encode(), opts.output)
+        except Torch2TosaError as e:
+            print(f"torch2tosa-opt: {e}", file=sys.stderr)
+            return 1
     elif not opts.output:
         sys.stdout.write(result if outputs else "")
     return 1 if failed else 0
 
 
 def main() -> int:
-    return run(sys.argv[1:])
+    try:
+        return run(sys.argv[1:])
+    except KeyboardInterrupt:
+        print("torch2tosa-opt: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
