@@ -255,3 +255,31 @@ def test_opt_interrupted_exits_130_without_output(tmp_path):
     stdout, stderr = process.communicate(timeout=60)
     assert (process.returncode, stdout, stderr) == (130, b"", b"torch2tosa-opt: interrupted\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_ethos_u_target_quantizes_example_checks_and_runs_vela(tmp_path):
+    result = run("conv1d_stride", "-o", str(tmp_path), "--target", "ethos-u85-256", "--check",
+                 "--quiet")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "validation: tosa-validate passed (TOSA 1.0, INT profile, level 8K)" in out
+    assert re.search(r"input 0: i8, scale \S+, zero point -?\d+", out)
+    assert re.search(r"output 0 \[1, 16, 32\]: 0 quantization steps at most from the PT2E model, "
+                     r"100\.00% within one step; vs float: max abs error \S+, SNR \S+ dB \[ok\]",
+                     out)
+    assert re.search(r"vela: ethos-u85-256 \(Ethos_U85_SYS_DRAM_Mid, Sram_Only\): \d+ NPU ops, "
+                     r"0 CPU ops", out)
+    assert (tmp_path / "conv1d_stride.tosa").stat().st_size > 0
+
+
+def test_cli_float_model_file_with_int_target_is_a_clear_error(tmp_path):
+    model_file = tmp_path / "conv.py"
+    model_file.write_text("import torch\n\ndef make_model():\n"
+                          "    return torch.nn.Conv1d(4, 4, 3).eval(), (torch.randn(1, 4, 8),)\n")
+    out = tmp_path / "out"
+    result = run(f"{model_file}:make_model", "-o", str(out), "--target", "tosa-int", "--quiet")
+    assert result.returncode == 1
+    assert "error: 'aten.convolution' computes in floating point, which the TOSA INT profile " \
+           "cannot run (the model is not quantized)" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out.exists() or not any(out.iterdir())

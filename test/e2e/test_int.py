@@ -21,15 +21,10 @@ MIN_SNR_DB = 30.0
 TRANSPOSES = {"wav2letter": 2, "tcn": 1}
 
 
-def calibration_for(inputs: tuple, count: int = 8) -> list[tuple]:
-    generator = torch.Generator().manual_seed(1)
-    return [tuple(torch.randn(t.shape, generator=generator) for t in inputs)
-            for _ in range(count)] + [inputs]
-
-
 def quantized_example(name: str, target: str = "ethos-u55-128", **kwargs):
-    model, inputs = examples.get(name).build()
-    quantized = torch2tosa.quantize(model, calibration_for(inputs))
+    example = examples.get(name)
+    model, inputs = example.build()
+    quantized = torch2tosa.quantize(model, example.calibration(inputs, count=8))
     return torch2tosa.compile(quantized, inputs, target=target, **kwargs), inputs
 
 

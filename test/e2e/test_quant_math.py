@@ -57,3 +57,20 @@ def test_quant_math_bias_int32_and_overflow():
     assert qm.bias_int32([1.0, -0.5], 0.5, [0.25, 0.125]).tolist() == [8, -8]
     with pytest.raises(qm.ScaleError, match="does not fit int32"):
         qm.bias_int32([1e6], 1e-5, [1e-5])
+
+
+def test_quantized_comparison_counts_whole_steps():
+    """Exact one-step differences in float32 are one step, not 1.000006."""
+    from torch2tosa import reference
+
+    scale = 0.0123
+    codes = np.arange(-100, 100)
+    emulated = (codes * scale).astype(np.float32)
+    actual = ((codes + (codes % 2)) * scale).astype(np.float32)  # every other code one step off
+    (result,) = reference.compare_quantized([actual], [emulated],
+                                            [{"scale": scale, "zero_point": 0}], None)
+    assert result.max_steps == 1.0
+    assert result.within_one_step == 1.0
+    (two,) = reference.compare_quantized([actual + 2 * scale], [emulated],
+                                         [{"scale": scale, "zero_point": 0}], None)
+    assert two.max_steps == 3.0 and two.within_one_step == 0.0

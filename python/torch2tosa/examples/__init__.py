@@ -18,6 +18,10 @@ from torch import nn
 from . import models
 
 
+CALIBRATION_COUNT = 16
+CALIBRATION_SEED = 1
+
+
 @dataclass(frozen=True)
 class Example:
     name: str
@@ -26,6 +30,13 @@ class Example:
     seed: int = 0
     gru_layers: int = 0  # GRU layers in the model (0: none); their timesteps follow `seq`
     gru_bidirectional: bool = False
+
+    def calibration(self, inputs: tuple, count: int = CALIBRATION_COUNT) -> list[tuple]:
+        """Inputs to calibrate quantization with: `count` random inputs shaped like `inputs`
+        (a fixed seed, independent of the example's), then `inputs` themselves."""
+        generator = torch.Generator().manual_seed(CALIBRATION_SEED)
+        return [tuple(torch.randn(t.shape, generator=generator) for t in inputs)
+                for _ in range(count)] + [tuple(inputs)]
 
     def build(self, **overrides) -> tuple[torch.nn.Module, tuple]:
         """The model and its inputs; `seq=N` rebuilds a GRU model for N timesteps."""

@@ -5,8 +5,14 @@
     torch2tosa-compile --list-examples
 
 MODEL is a bundled example name or `file.py:factory`, where `factory()` returns
-`(model, example_inputs)`: an nn.Module and a tuple of example inputs (a lone tensor
+`(model, example_inputs)`: an nn.Module (or a quantized GraphModule from
+torch2tosa.quantize, or an ExportedProgram) and a tuple of example inputs (a lone tensor
 is taken as a 1-tuple).
+
+--target tosa-int / ethos-u55-128 / ethos-u85-256 compiles integer TOSA: a bundled
+example is quantized first (--scheme, with its calibration inputs); a model from a file
+must already be quantized. For an Ethos-U target, Vela then compiles the .tosa and its
+summary is printed (--system-config and --memory-mode override Arm's defaults).
 
 Exit status: 0 success, 1 error or a failed --check (NAME.tosa and NAME.mlir are kept
 for inspection), 2 usage error, 130 interrupted (no output file is left half-written).
@@ -17,11 +23,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 import torch
 
 from .. import examples
+from .. import target as targets
 from ..compiler import CompiledModel, compile
 from ..diagnostics import Torch2TosaError
 from ..serialize import check_output_dir
@@ -66,7 +74,8 @@ def factory_result(spec: str, result) -> tuple[torch.nn.Module, tuple]:
         model, inputs = result
         if isinstance(inputs, torch.Tensor):
             inputs = (inputs,)
-        if isinstance(model, torch.nn.Module) and isinstance(inputs, (tuple, list)):
+        if isinstance(model, (torch.nn.Module, torch.export.ExportedProgram)) and isinstance(
+                inputs, (tuple, list)):
             return model, tuple(inputs)
         got = f"({type(model).__name__}, {type(inputs).__name__})"
     else:
@@ -75,21 +84,44 @@ def factory_result(spec: str, result) -> tuple[torch.nn.Module, tuple]:
     raise Torch2TosaError(f"{spec}: {FACTORY_CONTRACT}, got {got}")
 
 
-def summary(compiled: CompiledModel, tosa_path: Path, report=None) -> str:
+def summary(compiled: CompiledModel, tosa_path: Path, report=None, vela=None) -> str:
     counts = compiled.op_counts()
     lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants excluded), "
              f"{tosa_path.stat().st_size} bytes -> {tosa_path}",
-             "  validation: tosa-validate passed (TOSA 1.0, FP profile, level 8K)"
+             f"  validation: tosa-validate passed (TOSA 1.0, {compiled.target.profile_name} "
+             f"profile, level 8K)"
              if any(s.startswith("tosa-validate") for s in compiled.pipeline)
              else "  validation: not run"]
     lines.append("  ops: " + ", ".join(f"{name.removeprefix('tosa.')} {n}"
                                         for name, n in counts.most_common()))
+    for kind, specs in zip(("input", "output"), compiled.io_quantization):
+        for i, spec in enumerate(specs):
+            if spec is not None:
+                lines.append(f"  {kind} {i}: {spec['type']}, scale {spec['scale']:.6g}, "
+                             f"zero point {spec['zero_point']}")
     if report is not None:
-        for o in report.outputs:
-            verdict = "ok" if o.ok(report.atol) else "MISMATCH"
-            lines.append(f"  output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
-                         f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {report.atol:g}]")
+        lines += [f"  {line}" for line in check_lines(report)]
+    if vela is not None:
+        lines += [f"  vela: {line}" for line in vela.summary().splitlines()]
     return "\n".join(lines)
+
+
+def check_lines(report) -> list[str]:
+    lines = []
+    for o in report.outputs:
+        if hasattr(report, "atol"):
+            verdict = "ok" if o.ok(report.atol) else "MISMATCH"
+            lines.append(f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
+                         f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {report.atol:g}]")
+            continue
+        verdict = "ok" if o.ok(report.min_fraction) else "MISMATCH"
+        line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at most "
+                f"from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
+        if o.float_snr_db is not None:
+            line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, "
+                     f"SNR {o.float_snr_db:.1f} dB")
+        lines.append(f"{line} [{verdict}]")
+    return lines
 
 
 def parse_args(argv):
@@ -106,6 +138,12 @@ def parse_args(argv):
     parser.add_argument("--channels-last-io", action="store_true",
                         help="rank-3 model inputs and outputs are N,W,C instead of N,C,W "
                              "(removes the boundary transposes of Conv1d models)")
+    parser.add_argument("--target", choices=list(targets.TARGETS), default=targets.DEFAULT_TARGET,
+                        help="TOSA profile or Ethos-U NPU to compile for (default: tosa-fp)")
+    parser.add_argument("--scheme", choices=("a8w8", "a16w8"), default="a8w8",
+                        help="quantization of a bundled example for an INT target")
+    parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
+    parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
     return parser.parse_args(argv)
@@ -124,19 +162,27 @@ def run(argv) -> int:
 
     try:
         check_output_dir(args.output_dir)  # before a compile that can take minutes
+        target = targets.get(args.target)
         name, model, inputs = load_model(args.model)
         name = args.name or name
-        compiled = compile(model, inputs, name=name, gru_form=args.gru_form,
+        if target.is_int and args.model in examples.EXAMPLES:
+            model = quantize_example(args.model, model, inputs, args.scheme, progress)
+        compiled = compile(model, inputs, name=name, target=target, gru_form=args.gru_form,
                            channels_last_io=args.channels_last_io, progress=progress)
         tosa_path, _ = compiled.save(args.output_dir, name)
         progress("serialize", dict(compiled.timings).get("serialize", 0.0))
         report = compiled.check(atol=args.atol) if args.check else None
         if report is not None:
             progress("reference model", dict(compiled.timings)["reference model"])
+        vela = None
+        if target.accelerator is not None:
+            start = time.perf_counter()
+            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
+            progress("vela", time.perf_counter() - start)
     except Torch2TosaError as e:
         print(f"torch2tosa-compile: error: {e}", file=sys.stderr)
         return 1
-    print(summary(compiled, tosa_path, report))
+    print(summary(compiled, tosa_path, report, vela))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
@@ -144,10 +190,24 @@ def run(argv) -> int:
     return 0
 
 
+def quantize_example(spec: str, model, inputs: tuple, scheme: str, progress):
+    from ..quantization import quantize  # torchao is imported only for INT targets
+
+    start = time.perf_counter()
+    quantized = quantize(model, examples.get(spec).calibration(inputs), scheme=scheme)
+    progress(f"quantize ({scheme})", time.perf_counter() - start)
+    return quantized
+
+
 def check_failure(report, name: str, directory: str) -> str:
-    return (f"check failed: outputs differ from PyTorch beyond atol={report.atol:g} "
-            f"(max abs error {report.max_abs_error:.3g}); {name}.tosa and {name}.mlir "
-            f"were kept in {directory} for inspection")
+    if hasattr(report, "atol"):
+        what = (f"outputs differ from PyTorch beyond atol={report.atol:g} "
+                f"(max abs error {report.max_abs_error:.3g})")
+    else:
+        what = (f"fewer than {100 * report.min_fraction:g}% of the output elements are within "
+                f"one quantization step of the PT2E model")
+    return (f"check failed: {what}; {name}.tosa and {name}.mlir were kept in {directory} "
+            f"for inspection")
 
 
 def main() -> int:
