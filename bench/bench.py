@@ -3,6 +3,7 @@
     python bench/bench.py                 # every example, the GRU-form section, targets
     python bench/bench.py --only tcn      # one example (no GRU-form section)
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
+    python bench/bench.py --int-only      # only the INT section (see bench_int.py)
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
@@ -11,6 +12,11 @@ TOSA ops (constants excluded), transposes, reshapes, GRU ops per timestep (the
 slope of total ops between sequence lengths 10 and 20, per GRU layer), .tosa
 size, compile time (export + import + pipeline), reference-model run time
 (median of repeats) and max abs error against eager PyTorch.
+
+The INT section (bench_int.py) quantizes the Conv1d examples (a8w8, PT2E), compiles
+them to integer TOSA and runs Vela for Ethos-U55 and Ethos-U85: op counts (RESCALE,
+TABLE, transposes), NPU/CPU ops, cycles, memory, and accuracy against the PT2E model
+(quantization steps) and the float model (SNR).
 
 Writes bench/results.json and bench/results.md, prints the table and the targets,
 and (on a full run) replaces the README's benchmark section with the new results.
@@ -21,12 +27,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import multiprocessing
 import platform
+import re
 import statistics
 import sys
 import time
-import traceback
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,6 +43,10 @@ import torch2tosa
 from torch2tosa import examples, reference, serialize, stats
 from torch2tosa import pipeline as pl
 from torch2tosa.examples import models
+
+import bench_int
+from harness import (TIMEOUT_S, Target, cell_error, check, failure, fmt, isolated, no_result,
+                     short_error, targets_text)
 
 warnings.filterwarnings("ignore")
 
@@ -54,8 +63,6 @@ MAX_REPEATS = 51
 # Graphs this large are not run on the reference model: the unrolled 1000-step GRU
 # (30k ops) takes ~55 s there, and its run time is no target.
 RUN_MAX_OPS = 10_000
-# Each measurement runs in a forked child: a pass that hangs or crashes costs one row.
-TIMEOUT_S = 120
 FORMS_TIMEOUT_S = 600  # the unrolled 1000-step GRU compiles in ~100 s on an idle machine
 
 
@@ -139,13 +146,6 @@ def median_run_time(flatbuffer: bytes, arrays) -> tuple[list, float]:
     return outputs, statistics.median(times)
 
 
-def short_error(e: BaseException) -> str:
-    """The first MLIR diagnostic's message (without its location), else the first line."""
-    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-    diagnostics = [line.split("error: ", 1)[1] for line in lines if "error: " in line]
-    return f"{type(e).__name__}: {(diagnostics or lines or [''])[0]}"[:300]
-
-
 def measure(compiler: Compiler, model, inputs) -> Measurement:
     """Compile, serialize, run on the reference model and compare with eager PyTorch."""
     m = Measurement()
@@ -168,9 +168,7 @@ def measure(compiler: Compiler, model, inputs) -> Measurement:
             expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
         m.max_abs_error = max(c.max_abs_error for c in reference.compare(actual, expected))
     except Exception as e:  # a failing compiler is a row in the table, not a crash
-        m.error = short_error(e)
-        if not isinstance(e, torch2tosa.Torch2TosaError):
-            m.error += " | " + traceback.format_exc(limit=-1).strip().splitlines()[-1][:200]
+        m.error = failure(e)
     return m
 
 
@@ -190,31 +188,9 @@ def transposes_after_last_conv(module) -> int | None:
     return after[:after.index("tosa.matmul")].count("tosa.transpose")
 
 
-def isolated(fn: Callable, *args, timeout: float = TIMEOUT_S):
-    """fn(*args) in a forked child (it inherits the warmed-up imports); None on a timeout or crash."""
-    ctx = multiprocessing.get_context("fork")
-    receiver, sender = ctx.Pipe(duplex=False)
-
-    def child():
-        sender.send(fn(*args))
-
-    process = ctx.Process(target=child, daemon=True)
-    process.start()
-    sender.close()  # so a child that dies ends the wait (EOF) instead of running into the timeout
-    try:
-        result = receiver.recv() if receiver.poll(timeout) else None
-    except EOFError:
-        result = None
-    process.join(1)
-    if process.is_alive():
-        process.kill()
-        process.join()
-    return result
-
-
 def measure_isolated(compiler: Compiler, model, inputs, timeout: float = TIMEOUT_S) -> Measurement:
     m = isolated(measure, compiler, model, inputs, timeout=timeout)
-    return m or Measurement(error=f"no result: timed out after {timeout:.0f}s or crashed")
+    return m or Measurement(error=no_result(timeout))
 
 
 def ops_per_step(compiler: Compiler, example: examples.Example) -> float | None:
@@ -285,21 +261,8 @@ def warm_up() -> None:
 # --- targets ------------------------------------------------------------------------------
 
 
-@dataclass
-class Target:
-    what: str
-    value: str
-    met: bool | None  # None: not measurable (a compile failed)
-
-
 def _value(row: dict, key: str, compiler: str = "ours"):
     return None if row[compiler]["error"] else row[compiler][key]
-
-
-def _check(what: str, value, ok: Callable[[float], bool], fmt="{}") -> Target:
-    if value is None:
-        return Target(what, "n/a (failed)", None)
-    return Target(what, fmt.format(value), bool(ok(value)))
 
 
 RUN_TIME_RATIO = {"tcn": 0.8}  # GRU models: 0.7 (below); every other model: 1.0
@@ -312,7 +275,7 @@ def targets(rows: list[dict], forms: list[dict]) -> list[Target]:
         ex = examples.get(r["name"])
         if ex.gru_layers:
             limit = 16 if ex.gru_bidirectional else 15
-            out.append(_check(f"{r['name']}: GRU ops per timestep per layer <= {limit}",
+            out.append(check(f"{r['name']}: GRU ops per timestep per layer <= {limit}",
                               _value(r, "ops_per_step"), lambda v: v <= limit, "{:g}"))
     structural = {
         "wav2letter": [("transposes == 2", "transposes", lambda v: v == 2),
@@ -326,18 +289,18 @@ def targets(rows: list[dict], forms: list[dict]) -> list[Target]:
     for name, checks in structural.items():
         if name in by_name:
             for what, key, ok in checks:
-                out.append(_check(f"{name}: {what}", _value(by_name[name], key), ok))
+                out.append(check(f"{name}: {what}", _value(by_name[name], key), ok))
     for r in rows:
         ex = examples.get(r["name"])
         limit = 0.7 if ex.gru_layers else RUN_TIME_RATIO.get(r["name"], 1.0)
-        out.append(_check(f"{r['name']}: run time ours/torch-mlir <= {limit}",
+        out.append(check(f"{r['name']}: run time ours/torch-mlir <= {limit}",
                           r["ratios"]["run_s"], lambda v: v <= limit, "{:.2f}"))
     for r in rows:
-        out.append(_check(f"{r['name']}: compile time ours/torch-mlir <= 1.0",
+        out.append(check(f"{r['name']}: compile time ours/torch-mlir <= 1.0",
                           r["ratios"]["compile_s"], lambda v: v <= 1.0, "{:.2f}"))
     for r in rows:
         for compiler in COMPILERS:
-            out.append(_check(f"{r['name']} ({compiler}): max abs error <= 1e-5",
+            out.append(check(f"{r['name']} ({compiler}): max abs error <= 1e-5",
                               _value(r, "max_abs_error", compiler), lambda v: v <= 1e-5, "{:.2g}"))
     out += gru_form_targets(forms)
     return out
@@ -354,20 +317,12 @@ def gru_form_targets(forms: list[dict]) -> list[Target]:
     for key, what, limit in (("tosa_bytes", "size", 20), ("compile_s", "compile time", 10)):
         u, l = last["unrolled"][key], last["loop"][key]
         value = None if u is None or l is None or not l else u / l
-        out.append(_check(f"GRU {last['seq']} steps: {what} unrolled/loop >= {limit}",
+        out.append(check(f"GRU {last['seq']} steps: {what} unrolled/loop >= {limit}",
                           value, lambda v: v >= limit, "{:.1f}x"))
     return out
 
 
 # --- reports ------------------------------------------------------------------------------
-
-
-def fmt(v, spec="{}"):
-    return "-" if v is None else spec.format(v)
-
-
-def _cell_error(m: dict) -> str:
-    return "FAILED: " + m["error"].replace("|", "/").replace("\n", " ")[:120]
 
 
 def table(rows: list[dict]) -> str:
@@ -378,7 +333,7 @@ def table(rows: list[dict]) -> str:
         for label in COMPILERS:
             m = r[label]
             if m["error"]:
-                lines.append(f"| {r['name']} | {label} | {_cell_error(m)} |" + " |" * 7)
+                lines.append(f"| {r['name']} | {label} | {cell_error(m['error'])} |" + " |" * 7)
                 continue
             lines.append(
                 f"| {r['name']} | {label} | {m['ops']} | {m['transposes']} | {m['reshapes']} | "
@@ -398,7 +353,7 @@ def forms_table(forms: list[dict]) -> str:
         for form in ("unrolled", "loop"):
             m = r[form]
             if m["error"]:
-                lines.append(f"| {r['seq']} | {form} | {_cell_error(m)} |" + " |" * 5)
+                lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 5)
             else:
                 lines.append(f"| {r['seq']} | {form} | {m['ops']} | {m['tosa_bytes']} | "
                              f"{m['compile_s']:.2f} | {fmt(m['run_s'] and m['run_s'] * 1e3, '{:.2f}')} | "
@@ -418,36 +373,35 @@ def forms_ratios(forms: list[dict]) -> str:
     return f"{last['seq']} steps, unrolled/loop: " + ", ".join(parts)
 
 
-def targets_text(ts: list[Target]) -> str:
-    verdict = {True: "met", False: "NOT MET", None: "n/a"}
-    lines = [f"  [{verdict[t.met]:>7}] {t.what}: {t.value}" for t in ts]
-    met = sum(t.met is True for t in ts)
-    lines.append(f"  {met}/{len(ts)} targets met")
-    return "\n".join(lines)
-
-
 def environment() -> dict:
     import importlib.metadata as md
     return {"python": platform.python_version(), "machine": platform.machine(),
             "torch": md.version("torch"), "torch-mlir": md.version("torch-mlir"),
-            "tosa-tools": md.version("tosa-tools"),
+            "tosa-tools": md.version("tosa-tools"), "torchao": md.version("torchao"),
+            "ethos-u-vela": md.version("ethos-u-vela"),
             "threads": torch.get_num_threads()}
 
 
-def write_reports(rows, forms, ts, env, out_dir: Path) -> str:
-    md = ["# torch2tosa benchmark", "",
-          f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
-          f"{env['machine']}, {env['threads']} threads. Ops exclude tosa.const/const_shape; "
-          "ops/step is per GRU layer; run time is the TOSA reference model (median).", "",
-          table(rows), ""]
+def write_reports(rows, forms, int_rows, ts, env, out_dir: Path) -> str:
+    setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
+             f"{env['machine']}, {env['threads']} threads.")
+    md = ["# torch2tosa benchmark", ""]
+    if rows:
+        md += [f"{setup} Ops exclude tosa.const/const_shape; "
+               "ops/step is per GRU layer; run time is the TOSA reference model (median).", "",
+               table(rows), ""]
+    else:
+        md += [setup, ""]
     if forms:
         md += ["## GRU forms: 2-layer bidirectional GRU, input 16, hidden 32", "",
                forms_table(forms), "", forms_ratios(forms), ""]
+    md += bench_int.markdown(int_rows, env)
     md += ["## Targets", "", "```", targets_text(ts), "```", ""]
     text = "\n".join(md)
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(json.dumps(
         {"environment": env, "models": rows, "gru_forms": forms,
+         "int": bench_int.settings() | {"models": int_rows},
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
 
@@ -462,7 +416,7 @@ def update_readme(results_md: str) -> None:
     text = README.read_text()
     begin, end = text.index(README_BEGIN), text.index(README_END)
     body = results_md.split("\n", 1)[1].strip()  # without the "# torch2tosa benchmark" title
-    body = body.replace("\n## ", "\n#### ")
+    body = re.sub(r"\n(#{2,}) ", r"\n##\1 ", body)  # "## X" -> "#### X", "### Y" -> "##### Y"
     README.write_text(text[:begin] + README_BEGIN + "\n" + body + "\n" + text[end:])
 
 
@@ -474,7 +428,11 @@ def parse_args(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", metavar="NAME", action="append",
                         help=f"bench this example only (repeatable): {', '.join(examples.EXAMPLES)}")
-    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"only {', '.join(QUICK)}; INT: {', '.join(bench_int.QUICK)}")
+    parser.add_argument("--int-only", action="store_true",
+                        help="only the INT section (a8w8, Ethos-U): "
+                             f"{', '.join(bench_int.int_examples())}")
     parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
     parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
     return parser.parse_args(argv)
@@ -485,16 +443,23 @@ def main(argv=None) -> int:
     names = args.only or (QUICK if args.quick else list(examples.EXAMPLES))
     for name in names:
         examples.get(name)  # unknown names fail before any work
+    int_names = ([n for n in names if n in bench_int.int_examples()] if args.only
+                 else list(bench_int.QUICK) if args.quick else bench_int.int_examples())
+    fp_names = [] if args.int_only else names
     start = time.perf_counter()
-    warm_up()
-    rows = [bench_example(examples.get(n)) for n in names]
-    run_forms = not (args.no_gru_forms or args.only)
+    if fp_names:
+        warm_up()
+    rows = [bench_example(examples.get(n)) for n in fp_names]
+    run_forms = not (args.no_gru_forms or args.only or args.int_only)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
-    ts = targets(rows, forms)
+    if int_names:
+        bench_int.warm_up()
+    int_rows = bench_int.bench_int(int_names, closer_reference=not (args.only or args.quick))
+    ts = targets(rows, forms) + bench_int.int_targets(int_rows)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    results_md = write_reports(rows, forms, ts, environment(), args.output_dir)
+    results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir)
     print(results_md)
-    if not (args.only or args.quick or args.no_gru_forms):
+    if not (args.only or args.quick or args.no_gru_forms or args.int_only):
         update_readme(results_md)
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)

@@ -1,0 +1,94 @@
+"""What every benchmark section shares: forked, timeout-isolated measurements, error text,
+targets (met / NOT MET) and table cells. Used by bench.py (FP) and bench_int.py (INT)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import traceback
+from dataclasses import dataclass
+from typing import Callable
+
+import torch2tosa
+
+# Each measurement runs in a forked child: a pass that hangs or crashes costs one row.
+TIMEOUT_S = 120
+
+
+# --- isolation and errors -----------------------------------------------------------------
+
+
+def isolated(fn: Callable, *args, timeout: float = TIMEOUT_S):
+    """fn(*args) in a forked child (it inherits the warmed-up imports); None on a timeout or crash."""
+    ctx = multiprocessing.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+
+    def child():
+        sender.send(fn(*args))
+
+    process = ctx.Process(target=child, daemon=True)
+    process.start()
+    sender.close()  # so a child that dies ends the wait (EOF) instead of running into the timeout
+    try:
+        result = receiver.recv() if receiver.poll(timeout) else None
+    except EOFError:
+        result = None
+    process.join(1)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    return result
+
+
+def no_result(timeout: float) -> str:
+    return f"no result: timed out after {timeout:.0f}s or crashed"
+
+
+def short_error(e: BaseException) -> str:
+    """The first MLIR diagnostic's message (without its location), else the first line."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    diagnostics = [line.split("error: ", 1)[1] for line in lines if "error: " in line]
+    return f"{type(e).__name__}: {(diagnostics or lines or [''])[0]}"[:300]
+
+
+def failure(e: BaseException) -> str:
+    """A failed measurement's error: our own errors speak for themselves; anything else
+    (a crash inside a library) also gets the line of the traceback that raised it."""
+    message = short_error(e)
+    if not isinstance(e, torch2tosa.Torch2TosaError):
+        message += " | " + traceback.format_exc(limit=-1).strip().splitlines()[-1][:200]
+    return message
+
+
+# --- targets ------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    what: str
+    value: str
+    met: bool | None  # None: not measurable (a compile failed)
+
+
+def check(what: str, value, ok: Callable[[float], bool], fmt="{}") -> Target:
+    if value is None:
+        return Target(what, "n/a (failed)", None)
+    return Target(what, fmt.format(value), bool(ok(value)))
+
+
+def targets_text(ts: list[Target]) -> str:
+    verdict = {True: "met", False: "NOT MET", None: "n/a"}
+    lines = [f"  [{verdict[t.met]:>7}] {t.what}: {t.value}" for t in ts]
+    met = sum(t.met is True for t in ts)
+    lines.append(f"  {met}/{len(ts)} targets met")
+    return "\n".join(lines)
+
+
+# --- table cells --------------------------------------------------------------------------
+
+
+def fmt(v, spec="{}"):
+    return "-" if v is None else spec.format(v)
+
+
+def cell_error(error: str) -> str:
+    return "FAILED: " + error.replace("|", "/").replace("\n", " ")[:120]
