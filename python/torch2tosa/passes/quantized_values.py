@@ -73,12 +73,31 @@ def _int_type(value: ir.Value, what: str) -> str:
     return _INT_TYPES[elem]
 
 
+_TYPE_RANGES = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(2**31), 2**31 - 1)}
+
+
+def _checked(qp: QParams, what: str) -> QParams:
+    """Zero points and quant ranges must fit the integer type; scales must be positive."""
+    lo, hi = _TYPE_RANGES[qp.int_type]
+    if not lo <= qp.qmin <= qp.qmax <= hi:
+        raise UnsupportedError(f"{what}: quant range [{qp.qmin}, {qp.qmax}] does not fit "
+                               f"{qp.int_type}")
+    bad = qp.zero_point[(qp.zero_point < lo) | (qp.zero_point > hi)]
+    if bad.size:
+        raise UnsupportedError(f"{what}: zero point {int(bad.ravel()[0])} is outside "
+                               f"{qp.int_type} [{lo}, {hi}]")
+    if np.any(~(qp.scale > 0)) or np.any(~np.isfinite(qp.scale)):
+        raise UnsupportedError(f"{what}: scales must be positive and finite")
+    return qp
+
+
 def _per_tensor(op: ir.Operation, int_value: ir.Value, what: str) -> QParams:
     _, scale, zp, qmin, qmax = list(op.operands)[:5]
-    return QParams(np.asarray(float(constant(scale, f"{what}: scale")), np.float64),
-                   np.asarray(int(constant(zp, f"{what}: zero point")), np.int64),
-                   int(constant(qmin, f"{what}: quant_min")),
-                   int(constant(qmax, f"{what}: quant_max")), _int_type(int_value, what))
+    return _checked(QParams(np.asarray(float(constant(scale, f"{what}: scale")), np.float64),
+                            np.asarray(int(constant(zp, f"{what}: zero point")), np.int64),
+                            int(constant(qmin, f"{what}: quant_min")),
+                            int(constant(qmax, f"{what}: quant_max")),
+                            _int_type(int_value, what)), what)
 
 
 def dequantized(value: ir.Value) -> tuple[ir.Value, QParams] | None:
@@ -94,10 +113,11 @@ def dequantized(value: ir.Value) -> tuple[ir.Value, QParams] | None:
     scale_data, zp_data = dense_constant(scales), dense_constant(zps)
     if scale_data is None or zp_data is None:
         raise UnsupportedError(f"{what}: scales and zero points must be constants")
-    return int_value, QParams(scale_data.astype(np.float64), zp_data.astype(np.int64),
-                              int(constant(qmin, f"{what}: quant_min")),
-                              int(constant(qmax, f"{what}: quant_max")),
-                              _int_type(int_value, what), int(constant(axis, f"{what}: axis")))
+    return int_value, _checked(QParams(scale_data.astype(np.float64), zp_data.astype(np.int64),
+                                       int(constant(qmin, f"{what}: quant_min")),
+                                       int(constant(qmax, f"{what}: quant_max")),
+                                       _int_type(int_value, what),
+                                       int(constant(axis, f"{what}: axis"))), what)
 
 
 def quantize_params(op: ir.Operation) -> QParams:
