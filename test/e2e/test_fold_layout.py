@@ -14,16 +14,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from conftest import compile_and_check
-
-ACTIVATIONS = {
-    "relu": nn.ReLU,
-    "sigmoid": nn.Sigmoid,
-    "tanh": nn.Tanh,
-    "gelu": nn.GELU,
-    "silu": nn.SiLU,
-    "hardtanh": nn.Hardtanh,
-    "leaky_relu": nn.LeakyReLU,
-}
+from model_gen import ACTIVATIONS, randomize_batch_norm
 
 
 class ConvStack(nn.Module):
@@ -35,12 +26,7 @@ class ConvStack(nn.Module):
         conv = nn.Conv1d if dims == 1 else nn.Conv2d
         norm = nn.BatchNorm1d if dims == 1 else nn.BatchNorm2d
         self.convs = nn.ModuleList(conv(channels, channels, 3, padding=1) for _ in range(depth))
-        self.norms = nn.ModuleList(norm(channels) for _ in range(depth))
-        for bn in self.norms:  # non-trivial statistics
-            bn.running_mean.uniform_(-0.5, 0.5)
-            bn.running_var.uniform_(0.5, 1.5)
-            bn.weight.data.uniform_(0.5, 1.5)
-            bn.bias.data.uniform_(-0.5, 0.5)
+        self.norms = nn.ModuleList(randomize_batch_norm(norm(channels)) for _ in range(depth))
         self.act = ACTIVATIONS[act]()
         self.residual, self.batch_norm = residual, batch_norm
 
@@ -128,14 +114,10 @@ class RandomStack(nn.Module):
         super().__init__()
         self.convs = nn.ModuleList(nn.Conv1d(channels, channels, k, padding=k // 2)
                                    for k, *_ in layers)
-        self.norms = nn.ModuleList(nn.BatchNorm1d(channels) if bn else nn.Identity()
-                                   for _, bn, _, _ in layers)
+        self.norms = nn.ModuleList(randomize_batch_norm(nn.BatchNorm1d(channels)) if bn
+                                   else nn.Identity() for _, bn, _, _ in layers)
         self.acts = [act for _, _, act, _ in layers]
         self.residual = [res for *_, res in layers]
-        for norm in self.norms:
-            if isinstance(norm, nn.BatchNorm1d):
-                norm.running_mean.uniform_(-0.5, 0.5)
-                norm.running_var.uniform_(0.5, 2.0)
 
     def forward(self, x):
         for conv, norm, act, residual in zip(self.convs, self.norms, self.acts, self.residual):
