@@ -74,3 +74,16 @@ def test_quantized_comparison_counts_whole_steps():
     (two,) = reference.compare_quantized([actual + 2 * scale], [emulated],
                                          [{"scale": scale, "zero_point": 0}], None)
     assert two.max_steps == 3.0 and two.within_one_step == 0.0
+
+
+def test_quant_math_table_int8_sigmoid_known_entries():
+    """Entry i is the output code for input code i - 128: sigmoid at scale 1/16 into 1/256."""
+    import torch
+
+    table = qm.table_int8(torch.sigmoid, 1 / 16, 0, 1 / 256, -128)
+    assert table.shape == (256,) and table.dtype == np.int8
+    assert table[128] == 0                      # sigmoid(0) = 0.5 -> 128 - 128
+    assert table[128 + 16] == 59                # sigmoid(1) = 0.7311 -> round(187.16) - 128
+    assert table[128 - 16] == -59               # sigmoid(-1) = 0.2689 -> round(68.84) - 128
+    assert table[0] == -128 and table[255] == 127
+    assert np.all(np.diff(table.astype(int)) >= 0)
