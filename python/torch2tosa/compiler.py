@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
@@ -202,6 +203,20 @@ def _check_model(model) -> None:
                               f"got {type(model).__name__}")
 
 
+def _has_int16_values(module: ir.Module) -> bool:
+    """Whether the imported (PT2E) graph quantizes anything to int16 (scheme a16w8)."""
+    found = []
+
+    def visit(op):
+        if any("si16>" in str(r.type) for r in op.results):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
+
+
 def _model_name(model) -> str:
     if isinstance(model, torch.export.ExportedProgram):
         return "ExportedProgram"
@@ -244,9 +259,9 @@ def compile(
         example_inputs = model.example_inputs[0]
     example_inputs = example_input_tuple(example_inputs)
     name = name or _model_name(model)
-    steps = list(pipeline) if pipeline is not None else pl.default_pipeline(
-        pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
-                           target=tosa_target))
+    options = pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
+                                 target=tosa_target)
+    steps = list(pipeline) if pipeline is not None else pl.default_pipeline(options)
     timings: list[tuple[str, float]] = []
 
     def record(stage: str, seconds: float):
@@ -258,6 +273,8 @@ def compile(
     start = time.perf_counter()
     module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
     record("import", time.perf_counter() - start)
+    if pipeline is None and tosa_target.is_int and _has_int16_values(module):
+        steps = pl.default_pipeline(dataclasses.replace(options, int16=True))
     with context:
         pl.run_pipeline(module, steps, name=name, on_stage=record)
     return CompiledModel(name=name, module=module, pipeline=steps, timings=timings,

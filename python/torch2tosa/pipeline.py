@@ -195,13 +195,19 @@ class PipelineOptions:
     # rank-3 inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
     channels_last_io: bool = False
     target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]
+    # the graph carries int16 activations (a16w8): EXT-INT16
+    int16: bool = False
 
     def tosa_extensions(self) -> list[str]:
         """The extensions the graph uses (each one checked against the target)."""
+        extensions = []
+        if self.int16:
+            self.target.require_extension("int16", "int16 activations (scheme 'a16w8')")
+            extensions.append("int16")
         if self.gru_form == "loop":
             self.target.require_extension("controlflow", "gru_form='loop' (tosa.while_loop)")
-            return ["controlflow"]
-        return []
+            extensions.append("controlflow")
+        return extensions
 
 
 TORCH_BACKEND = "func.func(torch-match-quantized-custom-ops),torchdynamo-export-to-torch-backend-pipeline"

@@ -1,9 +1,11 @@
 """Integer arithmetic of the TOSA INT profile, in numpy: the one place scales become integers.
 
-RESCALE (TOSA 1.0, scale32): a float ratio r > 0 is written as multiplier * 2^-shift,
+RESCALE (TOSA 1.0): a float ratio r > 0 is written as multiplier * 2^-shift,
 
     r = m * 2^e, 0.5 <= m < 1 (frexp)  ->  multiplier = round(m * 2^31) in [2^30, 2^31),
                                            shift = 31 - e, which TOSA requires in [2, 62];
+    scale16 (required when the input is an int48 accumulator): multiplier = round(m * 2^15)
+    in [2^14, 2^15), shift = 15 - e;
 
 and applied to an int32/int48 value v (after subtracting the input zero point) as
 
@@ -33,31 +35,35 @@ class ScaleError(UnsupportedError):
 
 @dataclass(frozen=True)
 class Rescale:
-    multiplier: np.ndarray  # int32, [C] or [1]
+    multiplier: np.ndarray  # int32 (scale32) or int16, [C] or [1]
     shift: np.ndarray  # int8, same shape
+    scale32: bool = True
 
     @property
     def per_channel(self) -> bool:
         return self.multiplier.size > 1
 
 
-def rescale_params(ratio, what: str = "RESCALE") -> Rescale:
-    """multiplier (int32) and shift (int8) with multiplier * 2^-shift == ratio (scale32)."""
+def rescale_params(ratio, what: str = "RESCALE", scale32: bool = True) -> Rescale:
+    """multiplier and shift (int8) with multiplier * 2^-shift == ratio: an int32 multiplier
+    (scale32), or an int16 one (scale16, which TOSA requires for int48 inputs)."""
     ratio = np.atleast_1d(np.asarray(ratio, dtype=np.float64))
     if np.any(~np.isfinite(ratio)) or np.any(ratio <= 0):
         raise ScaleError(f"{what}: scale ratio {_fmt(ratio)} must be positive and finite")
+    bits = 31 if scale32 else 15
     mantissa, exponent = np.frexp(ratio)
-    multiplier = np.round(mantissa * 2.0**31).astype(np.int64)
-    carry = multiplier == 2**31  # m rounded up to 1.0
+    multiplier = np.round(mantissa * 2.0**bits).astype(np.int64)
+    carry = multiplier == 2**bits  # m rounded up to 1.0
     multiplier[carry] //= 2
     exponent = exponent + carry
-    shift = 31 - exponent
+    shift = bits - exponent
     if np.any(shift < SHIFT_MIN) or np.any(shift > SHIFT_MAX):
         bad = ratio[(shift < SHIFT_MIN) | (shift > SHIFT_MAX)]
         raise ScaleError(f"{what}: scale ratio {_fmt(bad)} is outside what a TOSA RESCALE can "
                          f"express (multiplier * 2^-shift with shift in [{SHIFT_MIN}, "
                          f"{SHIFT_MAX}]: about 4.7e-10 to 5.4e8)")
-    return Rescale(multiplier.astype(np.int32), shift.astype(np.int8))
+    return Rescale(multiplier.astype(np.int32 if scale32 else np.int16), shift.astype(np.int8),
+                   scale32)
 
 
 def _fmt(values: np.ndarray) -> str:

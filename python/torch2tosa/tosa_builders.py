@@ -44,7 +44,7 @@ def np_dtype(elem: ir.Type):
 
 
 _VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(\w+)>$")
-_TORCH_TO_BUILTIN_ELEM = {"f32": "f32", "f16": "f16", "bf16": "bf16", "si64": "i64",
+_TORCH_TO_BUILTIN_ELEM = {"f32": "f32", "f16": "f16", "bf16": "bf16", "si64": "i64", "si16": "i16",
                           "si32": "i32", "si8": "i8", "ui8": "ui8", "i1": "i1"}
 
 
@@ -93,6 +93,13 @@ def from_builtin(value: ir.Value) -> ir.Value:
 
 
 def dense_attr(array: np.ndarray, elem: ir.Type) -> ir.DenseElementsAttr:
+    if str(elem) == "i48":  # no numpy layout for 48-bit integers: the attribute's text form
+        values = np.asarray(array, dtype=np.int64)
+        body = ", ".join(str(int(v)) for v in values.ravel())
+        shape = "x".join(str(d) for d in values.shape)
+        return ir.DenseElementsAttr(ir.Attribute.parse(
+            f"dense<{'[' + body + ']' if values.ndim else body}> : "
+            f"tensor<{shape + 'x' if shape else ''}i48>"))
     array = np.asarray(array, dtype=np_dtype(elem), order="C")  # (ascontiguousarray makes 0-d 1-d)
     if array.ndim == 0:  # `get` would infer shape [1] from an empty shape list
         scalar_attr = (ir.FloatAttr.get(elem, float(array)) if isinstance(elem, ir.FloatType)
@@ -337,12 +344,13 @@ def rescale(x: ir.Value, params, out_elem: ir.Type, input_zp: int = 0, output_zp
             double_round: bool = False) -> ir.Value:
     """tosa.rescale with `params` (a quant_math.Rescale); per-channel along the last axis.
     SINGLE_ROUND by default: DOUBLE_ROUND needs the EXT-DOUBLEROUND extension."""
-    i32, i8 = int_type(32), int_type(8)
+    multiplier_elem = int_type(32 if params.scale32 else 16)
     return tosa.rescale(
         tensor_type(shape_of(x), out_elem), x,
-        const(params.multiplier, i32), const(params.shift, i8),
+        const(params.multiplier, multiplier_elem), const(params.shift, int_type(8)),
         zero_point(element_type(x), input_zp), zero_point(out_elem, output_zp),
-        ir.BoolAttr.get(True), ir.Attribute.parse(f"#tosa.rounding_mode<{ROUNDING[double_round]}>"),
+        ir.BoolAttr.get(params.scale32),
+        ir.Attribute.parse(f"#tosa.rounding_mode<{ROUNDING[double_round]}>"),
         ir.BoolAttr.get(params.per_channel), ir.BoolAttr.get(False), ir.BoolAttr.get(False))
 
 

@@ -87,3 +87,10 @@ def test_quant_math_table_int8_sigmoid_known_entries():
     assert table[128 - 16] == -59               # sigmoid(-1) = 0.2689 -> round(68.84) - 128
     assert table[0] == -128 and table[255] == 127
     assert np.all(np.diff(table.astype(int)) >= 0)
+
+
+def test_quant_math_rescale_params_scale16_for_int48_inputs():
+    params = qm.rescale_params([0.125, 0.75], scale32=False)
+    assert params.multiplier.dtype == np.int16 and not params.scale32
+    assert params.multiplier.tolist() == [1 << 14, 3 << 13]
+    assert params.shift.tolist() == [17, 15]

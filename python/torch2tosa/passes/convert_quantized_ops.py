@@ -7,7 +7,8 @@ values; nothing is recomputed from statistics):
     q(act?(conv1d(dq(x), dq(W), b)))   ->  conv2d(x, W, B) : i32  ->  RESCALE  [-> CLAMP]
         x int8 with zero point zx, W int8 symmetric per output channel (scales sw[o]),
         B[o] = round(b[o] / (sx * sw[o])) int32, RESCALE per channel by sx * sw[o] / sy to
-        int8 with zero point zy. The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
+        int8 with zero point zy. int16 activations (a16w8): int48 bias and accumulator,
+        RESCALE to int16 (EXT-INT16). The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
         padding, groups and transposed forms), so fold-layout treats both profiles alike.
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
@@ -94,21 +95,21 @@ def _out_channel_scales(w_qp: QParams, out_channels: int, transposed: bool, grou
 def _constants(op: ir.Operation, what: str, in_qp: QParams, out_channels: int,
                transposed: bool = False, groups: int = 1) -> tuple[ConvConstants, np.ndarray]:
     """Integer weight and bias, and the per-channel RESCALE ratio sx * sw[o] / sy's numerator."""
-    if in_qp.int_type != "i8":
-        raise UnsupportedError(f"{what}: {in_qp.int_type} activations are not supported yet "
-                               f"(int8 activations: scheme 'a8w8')")
     w_int, w_qp = constant_weight(op.operands[1], what)
     w_scales = _out_channel_scales(w_qp, out_channels, transposed, groups, what)
     bias = np.zeros(out_channels) if is_none(op.operands[2]) else float_bias(op.operands[2], what)
     acc = in_qp.scalar_scale * w_scales
     bias_q = qm.bias_int32(bias, in_qp.scalar_scale, w_scales)
-    constants = ConvConstants(w_int.astype(np.int8), bias_q, tb.int_type(8), tb.int_type(32),
-                              input_zp=in_qp.scalar_zero_point)
+    # int8 inputs accumulate in int32, int16 inputs (a16w8) in int48: the bias takes that type.
+    constants = ConvConstants(w_int.astype(np.int8), bias_q, tb.int_type(8),
+                              tb.accumulator_type(in_qp.elem()), input_zp=in_qp.scalar_zero_point)
     return constants, acc
 
 
 def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: str):
-    rescale = qm.rescale_params(acc_scale / out.scalar_scale, f"{what}: output RESCALE")
+    # TOSA: an int48 accumulator (int16 activations) is rescaled with a 16-bit multiplier.
+    scale32 = str(tb.element_type(acc_value)) != "i48"
+    rescale = qm.rescale_params(acc_scale / out.scalar_scale, f"{what}: output RESCALE", scale32)
     return tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
 
 

@@ -5,9 +5,10 @@ QParams, and returns the integer result (a builtin tensor); convert-quantized-op
 a fused activation's CLAMP after it.
 The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM run on int32:
 
-    add/sub   a32 = RESCALE(a - za, sa / (2 s) * 2^20), b32 likewise, s = max(sa, sb)
-              y = RESCALE(a32 +- b32, 2 s / (2^20 sy)) + zy       (20 bits of headroom, as
-              TFLite and ExecuTorch do; a float constant operand is folded into an int32 const)
+    add/sub   a32 = RESCALE(a - za, sa / (2 s) * 2^k), b32 likewise, s = max(sa, sb)
+              y = RESCALE(a32 +- b32, 2 s / (2^k sy)) + zy       (k = 20 bits of headroom for
+              int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand is
+              folded into an int32 constant)
     mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
     cat       inputs whose parameters differ from the output's are RESCALEd first
@@ -28,7 +29,9 @@ from ..diagnostics import UnsupportedError
 from .quantized_values import QParams, dequantized
 from .torch_values import constant, dense_constant, int_list
 
-HEADROOM_BITS = 20
+# Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
+# values keep 20 bits of fraction, int16 values 15, so that |x| * 2^bits stays below 2^31.
+HEADROOM_BITS = {"i8": 20, "i16": 15}
 
 
 def quantized_operand(value: ir.Value, what: str) -> tuple[ir.Value, QParams]:
@@ -38,9 +41,6 @@ def quantized_operand(value: ir.Value, what: str) -> tuple[ir.Value, QParams]:
         raise UnsupportedError(f"{what}: an operand is not quantized per tensor while the output "
                                f"is; quantize the model with torch2tosa.quantize")
     int_value, qp = found
-    if qp.int_type != "i8":
-        raise UnsupportedError(f"{what}: {qp.int_type} activations are not supported yet "
-                               f"(int8 activations: scheme 'a8w8')")
     return tb.to_builtin(int_value), qp
 
 
@@ -84,8 +84,9 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
         data = dense_constant(value)
         operands.append(("const", data) if data is not None else
                         ("int",) + quantized_operand(value, what))
-    scales = [o[2].scalar_scale for o in operands if o[0] == "int"]
-    common = 2 * max(scales) / 2**HEADROOM_BITS  # the int32 domain's scale
+    quantized = [o[2] for o in operands if o[0] == "int"]
+    bits = min(HEADROOM_BITS[qp.int_type] for qp in quantized)
+    common = 2 * max(qp.scalar_scale for qp in quantized) / 2**bits  # the int32 domain's scale
     terms = []
     for o in operands:
         if o[0] == "const":
