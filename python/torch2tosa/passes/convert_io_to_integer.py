@@ -22,6 +22,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
 from .pass_base import Diagnostics, PassInfo
 from .quantized_values import QUANTIZE, QParams, dequantized, quantize_params
 
@@ -42,7 +43,12 @@ def _quantized_argument(arg: ir.Value) -> QParams | None:
     users = [use.owner.operation for use in arg.uses]
     if not users or any(u.name != QUANTIZE for u in users):
         return None
-    params = [quantize_params(u) for u in users]
+    params = []
+    for u in users:
+        try:
+            params.append(quantize_params(u))
+        except UnsupportedError as e:  # e.g. uint8: report it where the input is quantized
+            raise LocatedError(u.location, str(e)) from None
     return params[0] if all(p.same_as(params[0]) for p in params) else None
 
 
@@ -79,11 +85,21 @@ def convert_function(func: ir.Operation) -> tuple[list, list]:
     return in_params, out_params
 
 
+class LocatedError(Exception):
+    def __init__(self, location: ir.Location, message: str):
+        super().__init__(message)
+        self.location = location
+
+
 def run(op, options: dict, diagnostics: Diagnostics) -> None:
     funcs = [o.operation for o in op.regions[0].blocks[0].operations
              if o.operation.name == "func.func" and len(o.operation.regions[0].blocks)]
     for func in funcs:
-        in_params, out_params = convert_function(func)
+        try:
+            in_params, out_params = convert_function(func)
+        except LocatedError as e:
+            diagnostics.error(e.location, str(e))
+            return
         if ir.StringAttr(func.attributes["sym_name"]).value == "main":
             op.attributes[IO_ATTRIBUTE] = ir.DictAttr.get({
                 "inputs": ir.ArrayAttr.get([_entry(p) for p in in_params]),
