@@ -369,6 +369,23 @@ def table(x: ir.Value, values: np.ndarray, out_elem: ir.Type) -> ir.Value:
     return tosa.table(tensor_type(shape_of(x), out_elem), x, const(values, table_elem))
 
 
+def avg_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],
+               out_hw: Sequence[int], input_zp: int = 0, output_zp: int = 0) -> ir.Value:
+    """x [N,H,W,C]; TOSA averages over the window without the padding."""
+    elem = element_type(x)
+    n, _, _, c = shape_of(x)
+    return tosa.avg_pool2d(tensor_type([n, *out_hw, c], elem), x, zero_point(elem, input_zp),
+                           zero_point(elem, output_zp), _i64_array(kernel), _i64_array(stride),
+                           _i64_array(pad), ir.TypeAttr.get(accumulator_type(elem)))
+
+
+def max_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],
+               out_hw: Sequence[int]) -> ir.Value:
+    n, _, _, c = shape_of(x)
+    return tosa.max_pool2d(tensor_type([n, *out_hw, c], element_type(x)), x, _i64_array(kernel),
+                           _i64_array(stride), _i64_array(pad))
+
+
 def reduce_sum(x: ir.Value, axis: int) -> ir.Value:
     shape = shape_of(x)
     shape[axis] = 1

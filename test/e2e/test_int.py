@@ -122,3 +122,19 @@ def test_vela_on_a_float_graph_is_a_clear_error():
     compiled = torch2tosa.compile(nn.Linear(3, 2).eval(), (torch.randn(1, 3),))
     with pytest.raises(Torch2TosaError, match="Vela runs integer TOSA only"):
         compiled.vela("ethos-u55-128")
+
+
+@pytest.mark.parametrize("pool", [
+    nn.AvgPool1d(2), nn.AvgPool1d(3, stride=2, padding=1),
+    nn.AvgPool1d(3, stride=2, padding=1, count_include_pad=False), nn.AdaptiveAvgPool1d(7),
+    nn.MaxPool1d(2), nn.MaxPool1d(3, stride=2, padding=1)], ids=str)
+def test_pooling_tosa_INT(pool):
+    """Pools as the last op (TOSA's average rounds exact halves up, PyTorch to even: a
+    one-step difference that a following layer would amplify)."""
+    model = nn.Sequential(nn.Conv1d(4, 8, 3), nn.ReLU(), pool).eval()
+    x = torch.randn(1, 4, 16)
+    calibration = [(torch.randn(1, 4, 16),) for _ in range(8)] + [(x,)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(model, calibration), (x,),
+                                  target="ethos-u55-128")
+    assert compiled.check(torch.randn(1, 4, 16)).ok
+    assert compiled.vela().cpu_ops == 0

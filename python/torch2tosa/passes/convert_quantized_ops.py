@@ -12,7 +12,8 @@ values; nothing is recomputed from statistics):
         padding, groups and transposed forms), so fold-layout treats both profiles alike.
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
-    elementwise, reductions, concat, layout ops and nonlinearities: quantized_elementwise.py
+    elementwise, reductions, pooling, concat, layout ops and nonlinearities:
+    quantized_elementwise.py
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -193,6 +194,9 @@ LOWERINGS = {
     "torch.aten.mul.Tensor": ew.lower_mul,
     "torch.aten.mean.dim": ew.lower_mean,
     "torch.aten.cat": ew.lower_cat,
+    "torch.aten.avg_pool1d": ew.lower_avg_pool,
+    "torch.aten.max_pool1d": ew.lower_max_pool,
+    "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
     **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
     **{name: ew.lower_table for name in ew.TABLE_OPS},
     **{name: _lower_activation for name in ACTIVATIONS},
@@ -274,5 +278,7 @@ PASS = pattern_pass(
     # quantize's operands were lowered by the time it is reached.
     driver=WALK,
     # kept whole so that an op without an integer lowering is named as the user wrote it
-    owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default"),
+    owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default",
+                    "aten.avg_pool1d.default", "aten.max_pool1d.default",
+                    "aten.adaptive_avg_pool1d.default"),
 )

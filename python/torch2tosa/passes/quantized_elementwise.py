@@ -14,6 +14,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
     cat       inputs whose parameters differ from the output's are RESCALEd first
     layout    permute/view/flatten/squeeze/unsqueeze/slice: the same data movement on the
               integers (a RESCALE only when the parameters differ)
+    pooling   avg/max_pool1d and adaptive_avg_pool1d (width a multiple of the output) as
+              TOSA avg_pool2d/max_pool2d on [N,1,W,C]; TOSA averages without the padding, so
+              PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
+              exact halves up where PyTorch rounds them to even: one step apart at such ties.
     f(x)      sigmoid/tanh/gelu/silu/exp/log/...: a 256-entry int8 TABLE, its entries
               computed by `quant_math.table_int8` exactly as the PT2E model computes f
 """
@@ -132,6 +136,71 @@ def lower_mean(op, out):
     count = int(np.prod([shape[d] for d in dims]))
     y = _from_int32(acc, qp.scalar_scale / (count * out.scalar_scale), out, what)
     return tb.reshape(y, _result_shape(op))
+
+
+def _pool_args(op: ir.Operation, what: str, with_dilation: bool):
+    """(kernel, stride, padding) of a 1D pool; ceil_mode and dilation other than 1 declined."""
+    a = op.operands
+    kernel = int_list(a[1], f"{what}: kernel_size")[0]
+    stride_list = int_list(a[2], f"{what}: stride")
+    stride = stride_list[0] if stride_list else kernel
+    padding = int_list(a[3], f"{what}: padding")[0]
+    ceil_index = 5 if with_dilation else 4
+    if with_dilation and int_list(a[4], f"{what}: dilation")[0] != 1:
+        raise UnsupportedError(f"{what}: dilation is not supported in a quantized graph")
+    if constant(a[ceil_index], f"{what}: ceil_mode"):
+        raise UnsupportedError(f"{what}: ceil_mode=True is not supported in a quantized graph")
+    return kernel, stride, padding
+
+
+def _pool(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
+    """avg/max pool over the last dim of [N, C, W], as TOSA's 2D pools on [N, 1, W, C]."""
+    what = op.name.removeprefix("torch.")
+    x, qp = quantized_operand(op.operands[0], what)
+    n, c, w = tb.shape_of(x)
+    out_w = _result_shape(op)[2]
+    if kind == "adaptive":
+        if w % out_w:
+            raise UnsupportedError(f"{what}: input width {w} is not a multiple of the output "
+                                   f"width {out_w}")
+        kernel = stride = w // out_w
+        padding, kind = 0, "avg"
+    else:
+        kernel, stride, padding = _pool_args(op, what, with_dilation=kind == "max")
+    nhwc = tb.reshape(tb.transpose(x, [0, 2, 1]), [n, 1, w, c])
+    if kind == "avg" and padding and (len(op.operands) < 6 or constant(
+            op.operands[5], f"{what}: count_include_pad")):
+        # PyTorch counts the zero padding in the average, TOSA does not: pad with zero first.
+        nhwc = tb.pad_constant(nhwc, [0, 0, 0, 0, padding, padding, 0, 0], qp.scalar_zero_point)
+        padding = 0
+    # TOSA needs (W + left + right - kernel) divisible by the stride where PyTorch floors:
+    # drop the remainder from the right padding, then from the (unused) last input columns.
+    width = tb.shape_of(nhwc)[2]
+    excess = (width + 2 * padding - kernel) % stride
+    right = padding - min(padding, excess)
+    if excess > padding:
+        nhwc = tb.slice_(nhwc, [0, 0, 0, 0], [n, 1, width - (excess - padding), c])
+    args = dict(kernel=[1, kernel], stride=[1, stride], pad=[0, 0, padding, right],
+                out_hw=[1, out_w])
+    if kind == "max":
+        y = tb.max_pool2d(nhwc, **args)
+    else:
+        y = tb.avg_pool2d(nhwc, **args, input_zp=qp.scalar_zero_point,
+                          output_zp=qp.scalar_zero_point)
+    y = tb.transpose(tb.reshape(y, [n, out_w, c]), [0, 2, 1])
+    return requantized(y, qp, out, what)
+
+
+def lower_avg_pool(op, out):
+    return _pool(op, out, "avg")
+
+
+def lower_max_pool(op, out):
+    return _pool(op, out, "max")
+
+
+def lower_adaptive_avg_pool(op, out):
+    return _pool(op, out, "adaptive")
 
 
 def requantized(x: ir.Value, qp: QParams, out: QParams, what: str) -> ir.Value:
