@@ -7,14 +7,32 @@ one-line `torch2tosa-opt` command that reproduces it on a saved copy of the IR.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 import tempfile
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from torch_mlir import ir
 
 _FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
+
+
+@functools.cache
+def _torch_dir() -> str:
+    """PyTorch's package directory, found without importing torch (torch2tosa-opt never does)."""
+    spec = importlib.util.find_spec("torch")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return os.path.join(locations[0], "") if locations else "\0"
+
+
+def model_frame(frames: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The first (path, line) of `frames`, innermost first, outside PyTorch's own sources
+    (the model's code), else the innermost frame; None when there is none."""
+    if not frames:
+        return None
+    return next((f for f in frames if not f[0].startswith(_torch_dir())), frames[0])
 
 
 class Torch2TosaError(Exception):

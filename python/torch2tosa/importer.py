@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import re
 import warnings
 from typing import Any, Iterable, Sequence
@@ -28,7 +27,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
 from . import opaque_gru as gru_export
-from .diagnostics import Torch2TosaError
+from .diagnostics import Torch2TosaError, model_frame
 
 
 @contextlib.contextmanager
@@ -55,19 +54,14 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
 
 # --- training-mode behaviour -------------------------------------------------------------
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _RANDOM_OPS = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal")
 
 
 def source_line(node: torch.fx.Node) -> str | None:
     """`file:line` of the innermost frame of the model's own code that created `node`."""
-    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
-    if not frames:
-        return None
-    own = [f for f in frames if not f[0].startswith(_TORCH_DIR)]
-    path, line = (own or frames)[-1]
-    return f"{path}:{line}"
+    frame = model_frame(_FRAME.findall(node.meta.get("stack_trace") or "")[::-1])
+    return None if frame is None else f"{frame[0]}:{frame[1]}"
 
 
 def _module_of(node: torch.fx.Node) -> str:

@@ -11,13 +11,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-import torch
 from torch_mlir import ir
 
-from .diagnostics import Torch2TosaError
+from .diagnostics import Torch2TosaError, model_frame
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
 class SerializationError(Torch2TosaError):
@@ -58,11 +56,8 @@ def module_asm(module: ir.Module) -> str:
 def source_line(loc: ir.Location) -> str | None:
     """`file.py:line` of the innermost frame of `loc` outside PyTorch's own sources
     (the model's code), else of its innermost frame; None if it has no file."""
-    frames = _FILE_LINE.findall(str(loc))
-    if not frames:
-        return None
-    path, line = next(((p, n) for p, n in frames if not p.startswith(_TORCH_DIR)), frames[0])
-    return f"{os.path.basename(path)}:{line}"
+    frame = model_frame(_FILE_LINE.findall(str(loc)))
+    return None if frame is None else f"{os.path.basename(frame[0])}:{frame[1]}"
 
 
 def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:

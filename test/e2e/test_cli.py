@@ -283,3 +283,14 @@ def test_cli_float_model_file_with_int_target_is_a_clear_error(tmp_path):
            "cannot run (the model is not quantized)" in result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_opt_does_not_import_torch():
+    """torch2tosa-opt needs only the MLIR bindings; importing torch would add seconds."""
+    probe = ("import sys, runpy; sys.argv = ['torch2tosa-opt', '--list-passes']\n"
+             "try:\n    runpy.run_path(sys.argv_tool, run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print('torch' in sys.modules)")
+    code = probe.replace("sys.argv_tool", repr(str(REPO / "tools" / "torch2tosa-opt")))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-1] == "False", result.stderr
