@@ -36,8 +36,8 @@ from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 SCHEME = "a8w8"
 COMPILE_TARGET = "ethos-u55-128"
 ACCELERATORS = ("ethos-u55-128", "ethos-u85-256")
-CALIBRATION_SIZE = 16
-CALIBRATION_SEED = 1
+CALIBRATION_SIZE = examples.CALIBRATION_COUNT  # Example.calibration(): one set for CLI, tests, bench
+CALIBRATION_SEED = examples.CALIBRATION_SEED
 FRESH_SEED = 2
 TIMEOUT_S = 180  # quantize (export, calibration, convert) + compile + two reference-model runs
 VELA_TIMEOUT_S = 120
@@ -138,11 +138,6 @@ def random_like(inputs: tuple, generator: torch.Generator) -> tuple:
                  if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs)
 
 
-def calibration_set(inputs: tuple) -> list[tuple]:
-    generator = torch.Generator().manual_seed(CALIBRATION_SEED)
-    return [inputs] + [random_like(inputs, generator) for _ in range(CALIBRATION_SIZE)]
-
-
 def fresh_input(inputs: tuple) -> tuple:
     return random_like(inputs, torch.Generator().manual_seed(FRESH_SEED))
 
@@ -157,7 +152,7 @@ def measure_int(example: examples.Example) -> tuple[IntMeasurement, bytes | None
     try:
         model, inputs = example.build()
         start = time.perf_counter()
-        gm = torch2tosa.quantize(model, calibration_set(inputs), SCHEME)
+        gm = torch2tosa.quantize(model, example.calibration(inputs), SCHEME)
         m.quantize_s = time.perf_counter() - start
         start = time.perf_counter()
         compiled = torch2tosa.compile(gm, inputs, name=example.name, target=COMPILE_TARGET)

@@ -179,13 +179,13 @@ class CompiledModel:
                                                                 floats))
 
 
-def example_input_tuple(example_inputs) -> tuple:
+def example_input_tuple(example_inputs, what: str = "example inputs") -> tuple:
     """The model's positional inputs as a tuple: a lone tensor is one input, never its rows."""
     if isinstance(example_inputs, torch.Tensor):
         return (example_inputs,)
     if isinstance(example_inputs, (tuple, list)):
         return tuple(example_inputs)
-    raise Torch2TosaError(f"example inputs must be a tensor or a tuple of the model's inputs, "
+    raise Torch2TosaError(f"{what} must be a tensor or a tuple of the model's inputs, "
                           f"got {type(example_inputs).__name__}")
 
 

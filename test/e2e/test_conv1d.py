@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from conftest import compile_and_check
+from model_gen import randomize_batch_norm
 from torch2tosa.passes import conv1d_to_conv2d
 
 # f16: PyTorch's CPU conv accumulates f16 products in f32 but rounds differently from the
@@ -127,16 +128,6 @@ def test_conv1d_to_conv2d_float16_conv_transpose1d():
 # --- batch-norm folding --------------------------------------------------------------------
 
 
-def _randomize(bn: nn.modules.batchnorm._BatchNorm) -> nn.Module:
-    with torch.no_grad():
-        bn.running_mean.uniform_(-1, 1)
-        bn.running_var.uniform_(0.5, 2)
-        if bn.affine:
-            bn.weight.uniform_(0.5, 2)
-            bn.bias.uniform_(-1, 1)
-    return bn
-
-
 class ConvScaleShift(nn.Module):
     def __init__(self):
         super().__init__()
@@ -150,25 +141,25 @@ class ConvScaleShift(nn.Module):
 
 BN_MODELS = {  # variant: (model factory, input shape)
     "conv1d_bn": (lambda: nn.Sequential(nn.Conv1d(3, 4, 3, padding=1),
-                                        _randomize(nn.BatchNorm1d(4))), (2, 3, 9)),
+                                        randomize_batch_norm(nn.BatchNorm1d(4))), (2, 3, 9)),
     "conv1d_no_bias_bn": (lambda: nn.Sequential(nn.Conv1d(3, 4, 3, bias=False),
-                                                _randomize(nn.BatchNorm1d(4))), (2, 3, 9)),
+                                                randomize_batch_norm(nn.BatchNorm1d(4))), (2, 3, 9)),
     "conv1d_bn_not_affine": (lambda: nn.Sequential(
-        nn.Conv1d(3, 4, 3), _randomize(nn.BatchNorm1d(4, affine=False))), (2, 3, 9)),
+        nn.Conv1d(3, 4, 3), randomize_batch_norm(nn.BatchNorm1d(4, affine=False))), (2, 3, 9)),
     "depthwise_bn": (lambda: nn.Sequential(nn.Conv1d(4, 8, 3, groups=4),
-                                           _randomize(nn.BatchNorm1d(8))), (2, 4, 9)),
+                                           randomize_batch_norm(nn.BatchNorm1d(8))), (2, 4, 9)),
     "grouped_bn": (lambda: nn.Sequential(nn.Conv1d(4, 6, 3, groups=2),
-                                         _randomize(nn.BatchNorm1d(6))), (2, 4, 9)),
+                                         randomize_batch_norm(nn.BatchNorm1d(6))), (2, 4, 9)),
     "conv_transpose1d_grouped_bn": (lambda: nn.Sequential(
-        nn.ConvTranspose1d(4, 6, 3, stride=2, groups=2), _randomize(nn.BatchNorm1d(6))),
+        nn.ConvTranspose1d(4, 6, 3, stride=2, groups=2), randomize_batch_norm(nn.BatchNorm1d(6))),
         (2, 4, 9)),
     "conv1d_same_bn": (lambda: nn.Sequential(FunctionalConv1d(3, 4, 4, "same"),
-                                             _randomize(nn.BatchNorm1d(4))), (2, 3, 9)),
+                                             randomize_batch_norm(nn.BatchNorm1d(4))), (2, 3, 9)),
     "conv1d_bn_relu_conv1d_bn": (lambda: nn.Sequential(
-        nn.Conv1d(3, 4, 3), _randomize(nn.BatchNorm1d(4)), nn.ReLU(),
-        nn.Conv1d(4, 5, 1), _randomize(nn.BatchNorm1d(5))), (2, 3, 9)),
+        nn.Conv1d(3, 4, 3), randomize_batch_norm(nn.BatchNorm1d(4)), nn.ReLU(),
+        nn.Conv1d(4, 5, 1), randomize_batch_norm(nn.BatchNorm1d(5))), (2, 3, 9)),
     "conv1d_scale_shift": (ConvScaleShift, (2, 3, 9)),
-    "conv2d_bn": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), _randomize(nn.BatchNorm2d(4))),
+    "conv2d_bn": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), randomize_batch_norm(nn.BatchNorm2d(4))),
                   (2, 3, 6, 6)),
 }
 
@@ -184,7 +175,7 @@ def test_fold_batch_norm_into_conv(variant):
 
 
 def test_fold_batch_norm_without_conv_is_scale_and_shift():
-    model = nn.Sequential(nn.ReLU(), _randomize(nn.BatchNorm1d(3)))
+    model = nn.Sequential(nn.ReLU(), randomize_batch_norm(nn.BatchNorm1d(3)))
     compiled = compile_and_check(model, (torch.randn(2, 3, 7),))
     counts = compiled.op_counts()
     assert counts["tosa.mul"] == 1 and counts["tosa.add"] == 1, dict(counts)
@@ -196,7 +187,7 @@ def test_fold_batch_norm_conv_with_two_users_not_folded():
         def __init__(self):
             super().__init__()
             self.conv = nn.Conv1d(3, 4, 3)
-            self.bn = _randomize(nn.BatchNorm1d(4))
+            self.bn = randomize_batch_norm(nn.BatchNorm1d(4))
 
         def forward(self, x):
             y = self.conv(x)

@@ -173,7 +173,7 @@ def test_quantize_errors():
     _one_line_error("calibration item 1 .*does not run", model,
                     [inputs, (torch.randn(1, 8, 32),)])
     _one_line_error("torch.export failed", model, [(torch.randn(1, 3, 64),)])
-    _one_line_error("not int", model, [3])
+    _one_line_error("a calibration item must be a tensor or a tuple of the model's inputs, got int", model, [3])
     bn_model, bn_inputs = get("tcn").build()
     _one_line_error("training mode and has BatchNorm1d: call model.eval", bn_model.train(),
                     [bn_inputs])

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from ..compiler import FLOAT_MODEL_META
+from ..compiler import FLOAT_MODEL_META, example_input_tuple
 from ..diagnostics import Torch2TosaError
 from ..importer import export
 from ._quiet import torchao_quiet
@@ -69,12 +69,7 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
 
 
 def _as_tuple(item) -> tuple:
-    if isinstance(item, torch.Tensor):
-        return (item,)
-    if isinstance(item, (tuple, list)):
-        return tuple(item)
-    raise Torch2TosaError(f"a calibration item is a tuple of model inputs or one tensor, "
-                          f"not {type(item).__name__}")
+    return example_input_tuple(item, "a calibration item")
 
 
 def _one_line(message: str) -> str:
