@@ -10,7 +10,8 @@ op, so during export the modules' calls into `torch._VF` (`_VF.gru`,
 `_VF.lstm`, `_VF.rnn_tanh`, `_VF.rnn_relu`, the padded-tensor forms) are routed
 to `torch2tosa::<op>_input`, custom ops with the same schema and a shape
 function. Only the ops the pipeline keeps are routed. `restore_aten_ops`
-renames the nodes back to the aten ops before import: the IR is the same as
+renames the nodes back to the aten ops before import (the cells,
+`_VF.gru_cell` etc., are composite too and are routed the same way): the IR is the same as
 without this module.
 
 The routing swaps `torch.nn.modules.rnn._VF` for the duration of the export

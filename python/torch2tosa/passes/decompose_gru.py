@@ -40,15 +40,18 @@ from torch_mlir import ir
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .recurrent_cells import GRU
-from .recurrent_layer import FORMS, read_config, rewrite_recurrent
+from .recurrent_layer import FORMS, read_config, rewrite_cell, rewrite_recurrent
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
+GRU_CELL = "torch.aten.gru_cell"
 GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `--gru-form`)
 
 
 def rewrite_gru(op, rewriter, form: str = "unrolled"):
     name = ir.StringAttr(op.attributes["name"]).value
+    if name == GRU_CELL:  # nn.GRUCell: one step, h given or zero
+        return rewrite_cell(op, rewriter, GRU, "aten.gru_cell", [("hx", op.operands[1])], form)
     if name != GRU_INPUT:
         if name == GRU_DATA:
             raise UnsupportedError("aten.gru.data: PackedSequence input is not supported; "
@@ -69,10 +72,10 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
 
 PASS = pattern_pass(
     "decompose-gru",
-    "Decompose aten.gru.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
+    "Decompose aten.gru.input and aten.gru_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
     options=(PassOption("form", "unrolled", GRU_FORMS,
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
-    owned_aten_ops=("aten.gru.input", "aten.gru.data"),
+    owned_aten_ops=("aten.gru.input", "aten.gru.data", "aten.gru_cell"),
 )

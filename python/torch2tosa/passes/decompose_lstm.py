@@ -33,24 +33,28 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .recurrent_cells import LSTM
-from .recurrent_layer import FORMS, param_values, read_config, rewrite_recurrent
+from .recurrent_layer import FORMS, param_values, read_config, rewrite_cell, rewrite_recurrent
 from .torch_values import op_name
 
 LSTM_INPUT = "torch.aten.lstm.input"
 LSTM_DATA = "torch.aten.lstm.data"
+LSTM_CELL = "torch.aten.lstm_cell"
 OPNAME = "aten.lstm.input"
 
 
-def _initial_states(op) -> list[tuple[str, ir.Value]]:
+def _initial_states(op, opname: str = OPNAME) -> list[tuple[str, ir.Value]]:
     hx = op.operands[1]
     if op_name(hx) != "torch.prim.ListConstruct":
-        raise UnsupportedError(f"{OPNAME}: hx must be a literal list (h0, c0)")
+        raise UnsupportedError(f"{opname}: hx must be a literal list (h0, c0)")
     h0, c0 = tb.defining_op(hx).operands
     return [("h0", h0), ("c0", c0)]
 
 
 def rewrite_lstm(op, rewriter, form: str = "unrolled"):
     name = ir.StringAttr(op.attributes["name"]).value
+    if name == LSTM_CELL:  # nn.LSTMCell: one step, (h, c) given or zero
+        return rewrite_cell(op, rewriter, LSTM, "aten.lstm_cell",
+                            _initial_states(op, "aten.lstm_cell"), form)
     if name != LSTM_INPUT:
         if name == LSTM_DATA:
             raise UnsupportedError("aten.lstm.data: PackedSequence input is not supported; "
@@ -74,10 +78,10 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
 
 PASS = pattern_pass(
     "decompose-lstm",
-    "Decompose aten.lstm.input into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
+    "Decompose aten.lstm.input and aten.lstm_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
     options=(PassOption("form", "unrolled", FORMS,
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
-    owned_aten_ops=("aten.lstm.input", "aten.lstm.data"),
+    owned_aten_ops=("aten.lstm.input", "aten.lstm.data", "aten.lstm_cell"),
 )

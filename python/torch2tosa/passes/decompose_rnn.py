@@ -20,14 +20,18 @@ from torch_mlir import ir
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .recurrent_cells import RNN_RELU, RNN_TANH
-from .recurrent_layer import FORMS, read_config, rewrite_recurrent
+from .recurrent_layer import FORMS, read_config, rewrite_cell, rewrite_recurrent
 
 CELLS = {"torch.aten.rnn_tanh.input": RNN_TANH, "torch.aten.rnn_relu.input": RNN_RELU}
+CELL_OPS = {"torch.aten.rnn_tanh_cell": RNN_TANH, "torch.aten.rnn_relu_cell": RNN_RELU}
 PACKED = ("torch.aten.rnn_tanh.data", "torch.aten.rnn_relu.data")
 
 
 def rewrite_rnn(op, rewriter, form: str = "unrolled"):
     name = ir.StringAttr(op.attributes["name"]).value
+    if name in CELL_OPS:  # nn.RNNCell: one step, h given or zero
+        return rewrite_cell(op, rewriter, CELL_OPS[name], name.removeprefix("torch."),
+                            [("hx", op.operands[1])], form)
     cell = CELLS.get(name)
     if cell is None:
         if name in PACKED:
@@ -50,11 +54,11 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
 
 PASS = pattern_pass(
     "decompose-rnn",
-    "Decompose aten.rnn_tanh.input / aten.rnn_relu.input into TOSA matmul/add/tanh|clamp ops",
+    "Decompose aten.rnn_{tanh,relu}.input and aten.rnn_{tanh,relu}_cell into TOSA matmul/add/tanh|clamp ops",
     populate_patterns,
     driver=WALK,
     options=(PassOption("form", "unrolled", FORMS,
                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
     owned_aten_ops=("aten.rnn_tanh.input", "aten.rnn_relu.input", "aten.rnn_tanh.data",
-                    "aten.rnn_relu.data"),
+                    "aten.rnn_relu.data", "aten.rnn_tanh_cell", "aten.rnn_relu_cell"),
 )

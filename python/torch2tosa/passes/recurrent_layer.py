@@ -28,7 +28,7 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .recurrence import Cell, run_layer_unrolled, stack_layer_weights
 from .recurrence_loop import run_layer_while_loop
-from .torch_values import constant, op_name, static_float_tensor
+from .torch_values import constant, is_none, op_name, static_float_tensor
 
 # form (the pass option `form`) -> builder of one layer's recurrence
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
@@ -202,3 +202,47 @@ def _layer_output(states: ir.Value, directions: int, batch: int) -> ir.Value:
     forward = tb.slice_(states, [0, 0, 0], [batch, steps, width])
     backward = tb.reverse(tb.slice_(states, [batch, 0, 0], [batch, steps, width]), 1)
     return tb.concat([forward, backward], axis=2)
+
+
+# --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
+
+
+def _cell_params(op, opname: str, dtype) -> dict[str, np.ndarray]:
+    """(input, hx, w_ih, w_hh, b_ih?, b_hh?) -> PyTorch's parameters by kind."""
+    params = {}
+    for kind, value in zip(("weight_ih", "weight_hh", "bias_ih", "bias_hh"), op.operands[2:6]):
+        if is_none(value):
+            continue
+        data = tb.elements_of(value)
+        if data is None:
+            raise UnsupportedError(
+                f"{opname}: weights must be compile-time constants, but parameter '{kind}' is "
+                f"not a dense constant (non-constant weights are not supported)")
+        params[kind] = data.astype(dtype)
+    if ("bias_ih" in params) != ("bias_hh" in params):
+        raise UnsupportedError(f"{opname}: b_ih and b_hh must both be given or both be None")
+    return params
+
+
+def rewrite_cell(op, rewriter, cell: Cell, opname: str,
+                 initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
+    """One step of `cell` on x [B, I] and states [B, *]: the layer's machinery with T = 1,
+    D = 1 (x as [B, 1, I], states as [B, 1, *]); a constant-zero state costs no matmul."""
+    x_type = static_float_tensor(op.operands[0], "the input", opname)
+    if x_type.rank != 2:
+        raise UnsupportedError(f"{opname}: expected a [batch, features] input, got {x_type}")
+    for what, v in initial:
+        static_float_tensor(v, what, opname)
+    elem = x_type.element_type
+    params = _cell_params(op, opname, tb.np_dtype(elem))
+    batch, features = x_type.shape
+    hidden = params["weight_hh"].shape[0] // cell.gates
+    with rewriter.ip, op.location:
+        weights = stack_layer_weights([cell.relayout(params, hidden)], hidden, batch, elem)
+        widths = cell.state_widths(weights)
+        x = tb.reshape(tb.to_builtin(op.operands[0]), [batch, 1, features])
+        states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [batch, 1, w])
+                        for (_, v), w in zip(initial, widths))
+        _, last = LAYER_RUNNERS[form](cell, x, states0, weights)
+        rewriter.replace_op(op, [tb.from_builtin(tb.reshape(s, [batch, w]))
+                                 for s, w in zip(last, widths)])
