@@ -244,7 +244,8 @@ def compile(
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
     target: "tosa-fp" (default), "tosa-int", "ethos-u55-128", "ethos-u85-256" (see target.py).
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
-              or "loop" (one tosa.while_loop per GRU layer, needs EXT-CONTROLFLOW).
+              or "loop" (one tosa.while_loop per GRU/LSTM/RNN layer, needs
+              EXT-CONTROLFLOW). Applies to every recurrent op.
     channels_last_io: rank-3 inputs and outputs of the graph are N,W,C instead of PyTorch's
               N,C,W (`check` permutes for you; `run_reference` takes the graph's layout).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.

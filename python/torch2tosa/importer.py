@@ -26,7 +26,7 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
-from . import opaque_gru as gru_export
+from . import opaque_recurrent as rnn_export
 from .diagnostics import Torch2TosaError, model_frame
 
 
@@ -41,11 +41,12 @@ def _known_export_noise_silenced():
 
 
 def export(model: torch.nn.Module, example_inputs: Sequence[Any],
-           opaque_gru: bool = False) -> torch.export.ExportedProgram:
-    """torch.export; with `opaque_gru`, nn.GRU is traced as one op (see opaque_gru.py)."""
+           opaque: Iterable[str] = ()) -> torch.export.ExportedProgram:
+    """torch.export; the recurrent layers named in `opaque` ("gru", "lstm", "rnn_tanh",
+    "rnn_relu") are traced as one op each (see opaque_recurrent.py)."""
     try:
         with _known_export_noise_silenced(), \
-                (gru_export.opaque_gru() if opaque_gru else contextlib.nullcontext()):
+                rnn_export.opaque_recurrences(opaque):
             return torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
         raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
@@ -75,7 +76,7 @@ def _module_of(node: torch.fx.Node) -> str:
 
 def _training_behaviour(node: torch.fx.Node) -> str | None:
     """What `node` does differently in training mode, or None."""
-    name = getattr(gru_export.aten_target(node.target), "_opname", None)
+    name = getattr(rnn_export.aten_target(node.target), "_opname", None)
     args = node.args
     if name in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
         return f"dropout with p={args[1]} is random in training mode" if args[2] and args[1] else None
@@ -105,7 +106,7 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
             continue
         where = source_line(node)
         raise Torch2TosaError(
-            f"{where + ': ' if where else ''}{gru_export.aten_target(node.target)}"
+            f"{where + ': ' if where else ''}{rnn_export.aten_target(node.target)}"
             f"{_module_of(node)}: {why}, which a "
             f"TOSA inference graph cannot reproduce; call model.eval() before compiling "
             f"(torch2tosa does not change your model's mode)")
@@ -189,12 +190,12 @@ def import_model(
     if isinstance(model, torch.export.ExportedProgram):
         prog = model
     else:
-        prog = export(model, example_inputs, opaque_gru="aten.gru.input" in keep_ops)
+        prog = export(model, example_inputs, opaque=rnn_export.routed_for(keep_ops))
     check_inference_graph(prog)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
-        gru_export.restore_aten_gru(prog.graph)
+        rnn_export.restore_aten_ops(prog.graph)
     except Exception as e:
         raise Torch2TosaError(f"decomposing the exported program failed: "
                               f"{type(e).__name__}: {e}") from None

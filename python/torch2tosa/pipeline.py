@@ -217,6 +217,10 @@ TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
 CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 
+# gru_form applies to every recurrent op.
+RECURRENT_PASSES = ("decompose-gru", "decompose-lstm", "decompose-rnn")
+
+
 def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
     # decompose-add-sub-alpha first: fold-batch-norm folds add/sub only with alpha == 1.
@@ -224,7 +228,7 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "conv1d-to-conv2d",
-                   f"decompose-gru{{form={options.gru_form}}}"]
+                   *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
     attach = options.target.attach_options(options.tosa_extensions())

@@ -4,6 +4,6 @@
 // COM: Every registered pass is listed with its one-line description and options.
 // CHECK: usage: torch2tosa-opt
 // CHECK: torch2tosa passes:
-// CHECK-DAG: --decompose-gru {{.*}}Decompose aten.gru.input into TOSA
+// CHECK-DAG: --decompose-gru {{.*}}Decompose aten.gru.input and aten.gru_cell into TOSA
 // CHECK-DAG: form=unrolled (unrolled|loop)
 // CHECK-DAG: --insert-region-constants {{.*}}Clone constants used inside tosa.while_loop/cond_if regions

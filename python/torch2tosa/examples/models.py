@@ -50,6 +50,43 @@ def gru(input_size, hidden_size, *, seq, batch=1, num_layers=1, bidirectional=Fa
     return model, inputs
 
 
+class Recurrent(nn.Module):
+    """An nn.LSTM / nn.RNN returning the sequence output and its final state(s)."""
+
+    def __init__(self, layer: nn.Module):
+        super().__init__()
+        self.rnn = layer
+
+    def forward(self, x, *hx):
+        if isinstance(self.rnn, nn.LSTM) and hx:
+            return self.rnn(x, hx)
+        return self.rnn(x, *hx)
+
+
+def _sequence_input(layer, input_size, seq, batch, batch_first, states):
+    x = torch.randn(batch, seq, input_size) if batch_first else torch.randn(seq, batch, input_size)
+    return Recurrent(layer), (x, *states)
+
+
+def lstm(input_size, hidden_size, *, seq, batch=1, num_layers=1, bidirectional=False, bias=True,
+         batch_first=True, proj_size=0, with_h0=False):
+    layer = nn.LSTM(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional,
+                    bias=bias, batch_first=batch_first, proj_size=proj_size)
+    rows = num_layers * (2 if bidirectional else 1)
+    states = ((torch.randn(rows, batch, proj_size or hidden_size),
+               torch.randn(rows, batch, hidden_size)) if with_h0 else ())
+    return _sequence_input(layer, input_size, seq, batch, batch_first, states)
+
+
+def rnn(input_size, hidden_size, *, seq, batch=1, num_layers=1, bidirectional=False, bias=True,
+        batch_first=True, nonlinearity="tanh", with_h0=False):
+    layer = nn.RNN(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional,
+                   bias=bias, batch_first=batch_first, nonlinearity=nonlinearity)
+    rows = num_layers * (2 if bidirectional else 1)
+    states = (torch.randn(rows, batch, hidden_size),) if with_h0 else ()
+    return _sequence_input(layer, input_size, seq, batch, batch_first, states)
+
+
 # --- Conv1d ------------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from .pass_base import PassInfo
 from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph
+from . import decompose_lstm, decompose_rnn
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
@@ -21,6 +22,8 @@ REGISTRY: dict[str, PassInfo] = {
         verify_integer_graph.PASS,
         conv1d_to_conv2d.PASS,
         decompose_gru.PASS,
+        decompose_lstm.PASS,
+        decompose_rnn.PASS,
         insert_region_constants.PASS,
         convert_io_to_channels_last.PASS,
         fold_layout.PASS,

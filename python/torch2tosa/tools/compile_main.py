@@ -134,7 +134,7 @@ def parse_args(argv):
                         help="run the .tosa on the TOSA reference model and compare with PyTorch")
     parser.add_argument("--atol", type=float, default=1e-5, help="max abs error for --check")
     parser.add_argument("--gru-form", choices=GRU_FORMS, default="unrolled",
-                        help="GRU lowering: unrolled timesteps, or one tosa.while_loop per layer")
+                        help="GRU/LSTM/RNN lowering: unrolled timesteps, or one tosa.while_loop per layer")
     parser.add_argument("--channels-last-io", action="store_true",
                         help="rank-3 model inputs and outputs are N,W,C instead of N,C,W "
                              "(removes the boundary transposes of Conv1d models)")

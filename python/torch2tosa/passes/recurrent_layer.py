@@ -1,0 +1,248 @@
+"""Lowering one `aten.<gru|lstm|rnn_tanh|rnn_relu>.input` op, for any cell: what every
+decompose-<rnn> pass shares.
+
+All arguments are read the same way (input, hx, params, has_biases, num_layers,
+dropout, train, bidirectional, batch_first); PyTorch's parameter list holds,
+per layer and direction, weight_ih, weight_hh[, bias_ih, bias_hh][, weight_hr].
+
+Directions and batch share the matmul batch axis: the state is [D*B, 1, P] with
+row d*B + b. The backward direction reads a time-reversed copy of its input
+(one `tosa.reverse` per layer), so both directions take the same step slice
+and run in the same ops. A constant-zero initial state (PyTorch's default h0,
+c0) is `None` to the cell: step 0 costs no recurrent matmul.
+
+Layouts: batch_first input [B, T, I] is used as is; time-major [T, B, I] is
+transposed once per op (a reshape when B or T is 1). Results keep PyTorch's
+exact shapes: output [B, T, D*P] or [T, B, D*P], each final state [L*D, B, *].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from torch_mlir import ir
+
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+from .recurrence import Cell, run_layer_unrolled, stack_layer_weights
+from .recurrence_loop import run_layer_while_loop
+from .torch_values import constant, is_none, op_name, static_float_tensor
+
+# form (the pass option `form`) -> builder of one layer's recurrence
+LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
+FORMS = tuple(LAYER_RUNNERS)
+
+
+@dataclass(frozen=True)
+class RecurrentConfig:
+    has_biases: bool
+    num_layers: int
+    dropout: float
+    train: bool
+    bidirectional: bool
+    batch_first: bool
+    projected: bool = False  # LSTM proj_size > 0 (weight_hr present)
+
+    @property
+    def directions(self) -> int:
+        return 2 if self.bidirectional else 1
+
+    def describe(self) -> str:
+        return (f"num_layers={self.num_layers}, bidirectional={self.bidirectional}, "
+                f"bias={self.has_biases}, batch_first={self.batch_first}, "
+                f"dropout={self.dropout}, train={self.train}"
+                + (", proj_size>0" if self.projected else ""))
+
+    def kinds(self) -> tuple[str, ...]:
+        return (("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if self.has_biases else ())
+                + (("weight_hr",) if self.projected else ()))
+
+
+def read_config(op, opname: str) -> RecurrentConfig:
+    args = op.operands
+
+    def const(i, what):
+        return constant(args[i], f"{opname}: '{what}'")
+
+    return RecurrentConfig(
+        has_biases=const(3, "has_biases"),
+        num_layers=const(4, "num_layers"),
+        dropout=float(const(5, "dropout")),
+        train=const(6, "train"),
+        bidirectional=const(7, "bidirectional"),
+        batch_first=const(8, "batch_first"),
+    )
+
+
+def _param_names(cfg: RecurrentConfig) -> list[str]:
+    names = []
+    for layer in range(cfg.num_layers):
+        for suffix in ("", "_reverse")[: cfg.directions]:
+            names += [f"{k}_l{layer}{suffix}" for k in cfg.kinds()]
+    return names
+
+
+def param_values(op, opname: str) -> list[ir.Value]:
+    plist = op.operands[2]
+    if op_name(plist) != "torch.prim.ListConstruct":
+        raise UnsupportedError(f"{opname}: the parameter list must be a literal list of constants")
+    return list(tb.defining_op(plist).operands)
+
+
+def read_params(op, cfg: RecurrentConfig, dtype, opname: str) -> list[dict[str, np.ndarray]]:
+    """Per (layer, direction), PyTorch's parameters by kind ("weight_ih", ...)."""
+    names = _param_names(cfg)
+    values = param_values(op, opname)
+    if len(values) != len(names):
+        raise UnsupportedError(f"{opname}: expected {len(names)} parameters for "
+                               f"{cfg.describe()}, got {len(values)}")
+    kinds = cfg.kinds()
+    groups: list[dict[str, np.ndarray]] = []
+    for i, (name, value) in enumerate(zip(names, values)):
+        data = tb.elements_of(value)
+        if data is None:
+            raise UnsupportedError(
+                f"{opname}: weights must be compile-time constants, but parameter "
+                f"'{name}' is not a dense constant (non-constant weights are not supported)")
+        if i % len(kinds) == 0:
+            groups.append({})
+        groups[-1][kinds[i % len(kinds)]] = data.astype(dtype)
+    return groups
+
+
+_ZERO_FILLS = {"torch.aten.zeros", "torch.aten.zeros_like", "torch.aten.new_zeros"}
+_VALUE_FILLS = {"torch.aten.full": 1, "torch.aten.full_like": 1, "torch.aten.new_full": 2}
+
+
+def is_constant_zero(value: ir.Value) -> bool:
+    """True for a state built by zeros/full(0)/a zero literal: PyTorch's default h0 (and c0)."""
+    name = op_name(value)
+    if name in _ZERO_FILLS:
+        return True
+    if name in _VALUE_FILLS:
+        fill = tb.defining_op(value).operands[_VALUE_FILLS[name]]
+        return (op_name(fill) in ("torch.constant.int", "torch.constant.float")
+                and constant(fill, "fill value") == 0)
+    data = tb.elements_of(value)
+    return data is not None and not np.any(data)
+
+
+def static_builtin(value: ir.Value, what: str, opname: str) -> ir.RankedTensorType:
+    return static_float_tensor(value, what, opname,
+                               shape_note=" (dynamic sequence length is not supported)")
+
+
+def check_supported(cfg: RecurrentConfig, opname: str) -> None:
+    if cfg.train and cfg.dropout > 0 and cfg.num_layers > 1:
+        raise UnsupportedError(
+            f"{opname}: training mode with dropout={cfg.dropout} between layers cannot be "
+            f"lowered to an inference graph ({cfg.describe()}); call model.eval() before export")
+
+
+def _swap_01(x: ir.Value) -> ir.Value:
+    """[T, B, F] <-> [B, T, F]."""
+    return tb.transpose(x, [1, 0, 2])
+
+
+def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: str,
+                      initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
+    """Replaces `op` by its TOSA recurrence; `initial` names the hx values (h0[, c0])."""
+    check_supported(cfg, opname)
+    x_type = static_builtin(op.operands[0], "the input", opname)
+    init_types = [static_builtin(v, what, opname) for what, v in initial]
+    elem = x_type.element_type
+    params = read_params(op, cfg, tb.np_dtype(elem), opname)
+    seq_axis = 1 if cfg.batch_first else 0
+    steps, batch = x_type.shape[seq_axis], x_type.shape[1 - seq_axis]
+    if steps == 0 or batch == 0:
+        raise UnsupportedError(f"{opname}: empty sequences are not supported")
+
+    with rewriter.ip, op.location:
+        x = tb.to_builtin(op.operands[0])
+        if not cfg.batch_first:
+            x = _swap_01(x)
+        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
+        layer_input = x  # [B, T, F]
+        runner = LAYER_RUNNERS[form]
+        d = cfg.directions
+        finals: list[list[ir.Value]] = [[] for _ in initial]
+        for layer in range(cfg.num_layers):
+            hidden = params[layer * d]["weight_hh"].shape[0] // cell.gates
+            weights = stack_layer_weights(
+                [cell.relayout(params[layer * d + k], hidden) for k in range(d)], hidden, batch,
+                elem)
+            widths = cell.state_widths(weights)
+            states0 = tuple(
+                None if s is None else tb.reshape(
+                    tb.slice_(s, [layer * d, 0, 0], [d, batch, t.shape[2]]), [d * batch, 1, w])
+                for s, t, w in zip(inits, init_types, widths))
+            seq, last = runner(cell, _directional_input(layer_input, d), states0, weights)
+            layer_input = _layer_output(seq, d, batch)
+            for f, s, w in zip(finals, last, widths):
+                f.append(tb.reshape(s, [d, batch, w]))
+        output = layer_input if cfg.batch_first else _swap_01(layer_input)
+        results = [tb.concat(f, axis=0) for f in finals]
+        rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in results)])
+
+
+def _directional_input(x: ir.Value, directions: int) -> ir.Value:
+    """[B, T, F] -> [D*B, T, F]: the backward rows read the sequence reversed."""
+    if directions == 1:
+        return x
+    return tb.concat([x, tb.reverse(x, 1)], axis=0)
+
+
+def _layer_output(states: ir.Value, directions: int, batch: int) -> ir.Value:
+    """[D*B, T, P] in processing order -> [B, T, D*P] in time order."""
+    if directions == 1:
+        return states
+    _, steps, width = tb.shape_of(states)
+    forward = tb.slice_(states, [0, 0, 0], [batch, steps, width])
+    backward = tb.reverse(tb.slice_(states, [batch, 0, 0], [batch, steps, width]), 1)
+    return tb.concat([forward, backward], axis=2)
+
+
+# --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
+
+
+def _cell_params(op, opname: str, dtype) -> dict[str, np.ndarray]:
+    """(input, hx, w_ih, w_hh, b_ih?, b_hh?) -> PyTorch's parameters by kind."""
+    params = {}
+    for kind, value in zip(("weight_ih", "weight_hh", "bias_ih", "bias_hh"), op.operands[2:6]):
+        if is_none(value):
+            continue
+        data = tb.elements_of(value)
+        if data is None:
+            raise UnsupportedError(
+                f"{opname}: weights must be compile-time constants, but parameter '{kind}' is "
+                f"not a dense constant (non-constant weights are not supported)")
+        params[kind] = data.astype(dtype)
+    if ("bias_ih" in params) != ("bias_hh" in params):
+        raise UnsupportedError(f"{opname}: b_ih and b_hh must both be given or both be None")
+    return params
+
+
+def rewrite_cell(op, rewriter, cell: Cell, opname: str,
+                 initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
+    """One step of `cell` on x [B, I] and states [B, *]: the layer's machinery with T = 1,
+    D = 1 (x as [B, 1, I], states as [B, 1, *]); a constant-zero state costs no matmul."""
+    x_type = static_float_tensor(op.operands[0], "the input", opname)
+    if x_type.rank != 2:
+        raise UnsupportedError(f"{opname}: expected a [batch, features] input, got {x_type}")
+    for what, v in initial:
+        static_float_tensor(v, what, opname)
+    elem = x_type.element_type
+    params = _cell_params(op, opname, tb.np_dtype(elem))
+    batch, features = x_type.shape
+    hidden = params["weight_hh"].shape[0] // cell.gates
+    with rewriter.ip, op.location:
+        weights = stack_layer_weights([cell.relayout(params, hidden)], hidden, batch, elem)
+        widths = cell.state_widths(weights)
+        x = tb.reshape(tb.to_builtin(op.operands[0]), [batch, 1, features])
+        states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [batch, 1, w])
+                        for (_, v), w in zip(initial, widths))
+        _, last = LAYER_RUNNERS[form](cell, x, states0, weights)
+        rewriter.replace_op(op, [tb.from_builtin(tb.reshape(s, [batch, w]))
+                                 for s, w in zip(last, widths)])
