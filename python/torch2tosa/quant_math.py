@@ -98,11 +98,6 @@ def rescale_reference(values, rescale: Rescale, input_zp: int, output_zp: int, o
     return np.clip(apply_scale_32(v, m, s, double_round) + output_zp, lo, hi)
 
 
-def quantize_reference(x, scale, zero_point, qmin: int, qmax: int) -> np.ndarray:
-    """PyTorch's quantize_per_tensor: clamp(round_half_even(x / scale) + zp)."""
-    return np.clip(np.round(np.asarray(x, np.float64) / scale) + zero_point, qmin, qmax)
-
-
 def bias_int32(bias, input_scale: float, weight_scales) -> np.ndarray:
     """A float bias in the accumulator's scale (input_scale * weight_scale[c]), as int32."""
     acc_scale = input_scale * np.asarray(weight_scales, dtype=np.float64)

@@ -58,10 +58,6 @@ class QParams:
                 and np.array_equal(self.zero_point, other.zero_point)
                 and np.allclose(self.scale, other.scale, rtol=1e-7, atol=0))
 
-    def describe(self) -> str:
-        if self.axis is None:
-            return f"{self.int_type} scale {float(self.scale):.6g} zero point {int(self.zero_point)}"
-        return f"{self.int_type} per-channel (axis {self.axis}) scales {self.scale.size}"
 
 
 def _int_type(value: ir.Value, what: str) -> str:
@@ -157,16 +153,3 @@ def float_bias(value: ir.Value, what: str) -> np.ndarray | None:
         raise UnsupportedError(f"{what}: the bias must be a constant")
     qp = found[1]
     return (ints.astype(np.float64) - qp.zero_point) * qp.scale
-
-
-def dequantize(int_value: ir.Value, qp: QParams, like: ir.Value) -> ir.Value:
-    """A dequantize_per_tensor of `int_value` to the float type of `like` (torch ops)."""
-    def const_int(v: int) -> ir.Value:
-        return torch_d.ConstantIntOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)).result
-
-    scale = torch_d.ConstantFloatOp(ir.FloatAttr.get_f64(qp.scalar_scale)).result
-    dtype = const_int({"i8": 1, "i16": 2, "i32": 3}[qp.int_type])  # torch ScalarType
-    none = torch_d.ConstantNoneOp().result
-    return torch_d.QuantizedDecomposedDequantizePerTensorOp(
-        like.type, int_value, scale, const_int(qp.scalar_zero_point), const_int(qp.qmin),
-        const_int(qp.qmax), dtype, none).result
