@@ -37,10 +37,10 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .recurrent_cells import GRU
-from .recurrent_layer import FORMS, read_config, rewrite_cell, rewrite_recurrent
+from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
+                              rewrite_cell, rewrite_recurrent)
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
@@ -54,8 +54,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled"):
         return rewrite_cell(op, rewriter, GRU, "aten.gru_cell", [("hx", op.operands[1])], form)
     if name != GRU_INPUT:
         if name == GRU_DATA:
-            raise UnsupportedError("aten.gru.data: PackedSequence input is not supported; "
-                                   "pass a padded tensor to the GRU instead")
+            raise packed_sequence_error("aten.gru.data", "GRU")
         return NO_MATCH
     cfg = read_config(op, "aten.gru.input")
     rewrite_recurrent(op, rewriter, GRU, cfg, "aten.gru.input", [("h0", op.operands[1])], form)
@@ -75,7 +74,6 @@ PASS = pattern_pass(
     "Decompose aten.gru.input and aten.gru_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(PassOption("form", "unrolled", GRU_FORMS,
-                        "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
+    options=(FORM_OPTION,),
     owned_aten_ops=("aten.gru.input", "aten.gru.data", "aten.gru_cell"),
 )

@@ -31,9 +31,10 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .recurrent_cells import LSTM
-from .recurrent_layer import FORMS, param_values, read_config, rewrite_cell, rewrite_recurrent
+from .recurrent_layer import (FORM_OPTION, packed_sequence_error, param_values, read_config,
+                              rewrite_cell, rewrite_recurrent)
 from .torch_values import op_name
 
 LSTM_INPUT = "torch.aten.lstm.input"
@@ -57,8 +58,7 @@ def rewrite_lstm(op, rewriter, form: str = "unrolled"):
                             _initial_states(op, "aten.lstm_cell"), form)
     if name != LSTM_INPUT:
         if name == LSTM_DATA:
-            raise UnsupportedError("aten.lstm.data: PackedSequence input is not supported; "
-                                   "pass a padded tensor to the LSTM instead")
+            raise packed_sequence_error("aten.lstm.data", "LSTM")
         return NO_MATCH
     cfg = read_config(op, OPNAME)
     per_direction = 4 if cfg.has_biases else 2
@@ -81,7 +81,6 @@ PASS = pattern_pass(
     "Decompose aten.lstm.input and aten.lstm_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(PassOption("form", "unrolled", FORMS,
-                        "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
+    options=(FORM_OPTION,),
     owned_aten_ops=("aten.lstm.input", "aten.lstm.data", "aten.lstm_cell"),
 )

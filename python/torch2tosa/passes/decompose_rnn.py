@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .recurrent_cells import RNN_RELU, RNN_TANH
-from .recurrent_layer import FORMS, read_config, rewrite_cell, rewrite_recurrent
+from .recurrent_layer import (FORM_OPTION, packed_sequence_error, read_config, rewrite_cell,
+                              rewrite_recurrent)
 
 CELLS = {"torch.aten.rnn_tanh.input": RNN_TANH, "torch.aten.rnn_relu.input": RNN_RELU}
 CELL_OPS = {"torch.aten.rnn_tanh_cell": RNN_TANH, "torch.aten.rnn_relu_cell": RNN_RELU}
@@ -35,8 +35,7 @@ def rewrite_rnn(op, rewriter, form: str = "unrolled"):
     cell = CELLS.get(name)
     if cell is None:
         if name in PACKED:
-            raise UnsupportedError(f"{name.removeprefix('torch.')}: PackedSequence input is not "
-                                   f"supported; pass a padded tensor to the RNN instead")
+            raise packed_sequence_error(name.removeprefix("torch."), "RNN")
         return NO_MATCH
     opname = name.removeprefix("torch.")
     cfg = read_config(op, opname)
@@ -57,8 +56,7 @@ PASS = pattern_pass(
     "Decompose aten.rnn_{tanh,relu}.input and aten.rnn_{tanh,relu}_cell into TOSA matmul/add/tanh|clamp ops",
     populate_patterns,
     driver=WALK,
-    options=(PassOption("form", "unrolled", FORMS,
-                        "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer"),),
+    options=(FORM_OPTION,),
     owned_aten_ops=("aten.rnn_tanh.input", "aten.rnn_relu.input", "aten.rnn_tanh.data",
                     "aten.rnn_relu.data", "aten.rnn_tanh_cell", "aten.rnn_relu_cell"),
 )

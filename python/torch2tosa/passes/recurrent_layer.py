@@ -26,6 +26,7 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
+from .pass_base import PassOption
 from .recurrence import Cell, run_layer_unrolled, stack_layer_weights
 from .recurrence_loop import run_layer_while_loop
 from .torch_values import constant, is_none, op_name, static_float_tensor
@@ -33,6 +34,14 @@ from .torch_values import constant, is_none, op_name, static_float_tensor
 # form (the pass option `form`) -> builder of one layer's recurrence
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
 FORMS = tuple(LAYER_RUNNERS)
+# The `form` option every recurrent pass takes (compile()'s `gru_form`, `--gru-form`).
+FORM_OPTION = PassOption("form", "unrolled", FORMS,
+                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
+
+
+def packed_sequence_error(opname: str, layer: str) -> UnsupportedError:
+    return UnsupportedError(f"{opname}: PackedSequence input is not supported; pass a padded "
+                            f"tensor to the {layer} instead")
 
 
 @dataclass(frozen=True)
