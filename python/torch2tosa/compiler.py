@@ -141,7 +141,12 @@ class CompiledModel:
         """Runs the flatbuffer on the TOSA reference model; inputs and outputs in the graph's
         layout (see `graph_layout`); returns numpy outputs. An integer graph takes and returns
         floats: inputs are quantized and outputs dequantized with the recorded parameters."""
-        tensors = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+        expected = sum(isinstance(t, torch.Tensor) for t in self._example_inputs)
+        if self._example_inputs and len(tensors) != expected:
+            raise Torch2TosaError(f"the graph takes {expected} input tensor(s), got {len(tensors)}"
+                                  " (pass them as separate arguments, not as one tuple)")
+        tensors = reference.to_numpy(tensors)
         in_specs, out_specs = self.io_quantization
         if in_specs:
             tensors = [reference.quantize(t, spec) for t, spec in zip(tensors, in_specs)]

@@ -136,3 +136,14 @@ def test_compile_api_unknown_target_is_named():
     with pytest.raises(Torch2TosaError, match="unknown target 'tosa-fancy'; targets: tosa-fp, "
                                               "tosa-int, ethos-u55-128, ethos-u85-256"):
         torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="tosa-fancy")
+
+
+def test_compile_api_check_with_wrong_number_of_inputs_is_named():
+    x = torch.randn(1, 3)
+    compiled = torch2tosa.compile(nn.Linear(3, 2).eval(), x)
+    with pytest.raises(Torch2TosaError, match=r"the graph takes 1 input tensor\(s\), got 0 "
+                                              r"\(pass them as separate arguments"):
+        compiled.check((x,))
+    with pytest.raises(Torch2TosaError, match=r"takes 1 input tensor\(s\), got 2"):
+        compiled.run_reference(x, x)
+    assert compiled.check(x).ok

@@ -138,3 +138,35 @@ def test_pooling_tosa_INT(pool):
                                   target="ethos-u55-128")
     assert compiled.check(torch.randn(1, 4, 16)).ok
     assert compiled.vela().cpu_ops == 0
+
+
+def _pt2e_with(quantizer, model: nn.Module, calibration: list[tuple]):
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    prepared = prepare_pt2e(torch.export.export(model, calibration[-1]).module(), quantizer)
+    for inputs in calibration:
+        prepared(*inputs)
+    return convert_pt2e(prepared)
+
+
+@pytest.mark.parametrize("name", ["conv1d_stride", "wav2letter", "tcn"])
+def test_third_party_pt2e_quantizer_tosa_INT(name):
+    """A model quantized by another standard PT2E quantizer (torchao's XNNPACKQuantizer:
+    asymmetric int8 activations, per-channel symmetric int8 weights, batch norm and ReLU left
+    between the convolution and its quantize op) compiles to integer TOSA and matches it."""
+    import warnings
+
+    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
+                                                         get_symmetric_quantization_config)
+    example = examples.get(name)
+    model, inputs = example.build()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the quantizer warns that it is deprecated
+        quantizer = XNNPACKQuantizer().set_global(
+            get_symmetric_quantization_config(is_per_channel=True))
+    quantized = _pt2e_with(quantizer, model, example.calibration(inputs, count=8))
+    compiled = torch2tosa.compile(quantized, inputs, target="ethos-u85-256")
+    assert _integer_only(compiled)
+    report = compiled.check()
+    assert report.ok, report
+    vela = compiled.vela("ethos-u85-256")
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
