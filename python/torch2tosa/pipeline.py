@@ -9,7 +9,8 @@ upstream elements between them goes to `PassManager.add(text)` unchanged.
 
 The default pipeline:
   our passes on the torch dialect -> torch-mlir's torch-backend and TOSA-backend
-  lowering for everything else -> cleanup -> TOSA target + `tosa-validate`.
+  lowering for everything else -> cleanup -> `tosa-validate` against the extensions the
+  graph uses -> the target's environment (`tosa.target_env`) attached for the artifacts.
 """
 
 from __future__ import annotations
@@ -231,10 +232,14 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
                    *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
+    # Validate against the extensions the graph uses (stricter than the target allows: an
+    # unexpected int16 tensor or loop fails here), then declare the target's environment,
+    # which the saved .mlir carries and the .tosa header states as its TOSA version.
     attach = options.target.attach_options(options.tosa_extensions())
     validation = [f"tosa-attach-target{{{attach}}}", "tosa-validate{strict-op-spec-alignment}"]
+    environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
-            *(validation if options.validate else [])]
+            *(validation if options.validate else []), environment]
 
 
 def owned_aten_ops(pipeline: Iterable[str]) -> list[str]:
