@@ -5,13 +5,13 @@
     torch2tosa-opt --list-passes
 
 Pass flags run in the order given; `--name=opts` is `name{opts}`. Names in our
-registry are resolved here; every other name is handed to MLIR's parser.
+registry are resolved here; every other name is handed to MLIR's parser, and a flag
+that is neither an option nor a pass is an unknown argument. `--verify-diagnostics`
+checks `// expected-error @below {{...}}` annotations (see verify_diagnostics.py).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import json
 import re
 import sys
@@ -28,6 +28,7 @@ from ..context import new_context
 from ..diagnostics import Torch2TosaError, format_diagnostic
 from ..serialize import write_output
 from ..stats import op_names
+from . import opt_reports as reports
 from . import verify_diagnostics as vd
 
 USAGE = """\
@@ -47,7 +48,9 @@ options:
   --mlir-elide-elementsattrs-if-larger=N
                                 print elements attributes of more than N elements as dense_resource
   --mlir-timing                 report each pass's wall time (to stderr)
-  --mlir-pass-statistics        report what each pass changed: op counts before and after (to stderr)
+  --mlir-pass-statistics        report what each pass changed: op counts before and after (to stderr;
+                                passes then run one pipeline element at a time, and --mlir-timing
+                                reports each element separately)
   --dump-pass-pipeline          print the pass pipeline to run (to stderr)
   --allow-unregistered-dialect  accept ops of unknown dialects
   --show-dialects               list the dialects this driver can read
@@ -222,20 +225,6 @@ def _check_pass_flags(opts: Options) -> None:
                                      f"Try: 'torch2tosa-opt --help'") from None
 
 
-def dump_pipeline(stages) -> str:
-    """The pipeline with every option spelled out, as `mlir-opt --dump-pass-pipeline` prints it."""
-    texts = []
-    with new_context():
-        for stage in stages:
-            if stage.python_pass is not None:
-                options = " ".join(f"{k}={v}" for k, v in stage.options.items())
-                texts.append(stage.python_pass.flag + (f"{{{options}}}" if options else ""))
-            else:
-                full = str(PassManager.parse(f"builtin.module({stage.text})"))
-                texts.append(full.removeprefix("builtin.module(").removesuffix(")"))
-    return f"Pass Manager with {len(stages)} passes:\nbuiltin.module({','.join(texts)})\n"
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """A diagnostic copied out of the handler callback (MLIR invalidates it afterwards)."""
@@ -296,7 +285,7 @@ def _run(module: ir.Module, stages, opts: Options) -> None:
     pl.add_to_pass_manager(pm, stages)
     if opts.prints_ir:
         pm.enable_ir_printing(print_before_all=opts.print_before_all,
-                              print_after_all=opts.print_after_all,
+                              print_after_all=opts.print_after_all or opts.print_after_failure,
                               print_after_failure=opts.print_after_failure,
                               large_elements_limit=opts.elide_limit,
                               enable_debug_info=opts.print_debuginfo,
@@ -310,55 +299,11 @@ def _run(module: ir.Module, stages, opts: Options) -> None:
         del pm  # prints the timing report now, not at exit
 
 
-STATISTICS_HEADER = """\
-===-------------------------------------------------------------------------===
-                         ... Pass statistics report ...
-===-------------------------------------------------------------------------===
-(this MLIR build records no pass statistics: each pass is listed with its op counts)"""
-
-
-def statistics_report(statistics: list[tuple[str, Counter, Counter]]) -> str:
-    lines = [STATISTICS_HEADER]
-    for name, before, after in statistics:
-        lines.append(name)
-        lines.append(f"  (S) {sum(before.values())} ops before, {sum(after.values())} after")
-        for op in sorted(before.keys() | after.keys()):
-            delta = after[op] - before[op]
-            if delta:
-                lines.append(f"  (S) {delta:+d} {op}")
-    return "\n".join(lines)
-
-
-def show_dialects() -> str:
-    """The dialects this driver parses: the namespaces of torch-mlir's dialect bindings and
-    the ones our context loads, that the context can load (sorted, as mlir-opt prints them)."""
-    spec = importlib.util.find_spec("torch_mlir.dialects")
-    names = {"builtin", "torch_c"}
-    for directory in spec.submodule_search_locations or []:
-        for path in Path(directory).glob("_*_ops_gen.py"):
-            names.update(re.findall(r'DIALECT_NAMESPACE = "(\w+)"', path.read_text()))
-    ctx = new_context()
-    ctx.load_all_available_dialects()
-    return "Available Dialects: " + ",".join(sorted(n for n in names if ctx.is_dialect_loaded(n)))
-
-
-def versions() -> str:
-    def version(package: str) -> str:
-        try:
-            return importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            return "not installed"
-
-    return (f"torch2tosa-opt (torch2tosa {version('torch2tosa')})\n"
-            f"  torch-mlir {version('torch-mlir')}\n"
-            f"  tosa-tools {version('tosa-tools')}")
-
-
 def _report(result: ChunkResult, opts: Options, text, line_offset: int, buffer_name: str) -> bool:
     """Prints the chunk's diagnostics (or, under --verify-diagnostics, what did not match its
     annotations) and reports; True if the chunk failed."""
     if opts.statistics and result.statistics:
-        print(statistics_report(result.statistics), file=sys.stderr)
+        print(reports.statistics_report(result.statistics), file=sys.stderr)
     if opts.verify_diagnostics:
         source = text if isinstance(text, str) else ""
         errors = vd.verify(vd.parse_expectations(source, line_offset, buffer_name),
@@ -378,8 +323,8 @@ def run(argv: list[str]) -> int:
     try:
         opts = parse_args(argv)
         if opts.action is not None:
-            print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": show_dialects,
-                   "version": versions}[opts.action]())
+            print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": reports.show_dialects,
+                   "version": reports.versions}[opts.action]())
             return 0
         if opts.pipeline_text is None:
             _check_pass_flags(opts)
@@ -388,7 +333,7 @@ def run(argv: list[str]) -> int:
         stages = pl.resolve(elements)
         _check_pipeline(stages)
         if opts.dump_pipeline:
-            print(dump_pipeline(pl.resolve(elements, merge_upstream=False)), file=sys.stderr)
+            print(reports.dump_pipeline(pl.resolve(elements, merge_upstream=False)), file=sys.stderr)
         text = _read_input(opts.input)
     except Torch2TosaError as e:
         print(f"torch2tosa-opt: {e}", file=sys.stderr)
