@@ -272,11 +272,25 @@ def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model"
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
-            path = write_reproducer(before.get_asm(enable_debug_info=True), name)
+            path, repro_stages = _save_reproducer(before, [stage.text], name)
             raise Torch2TosaError(
                 f"{format_mlir_error(e)}\n"
                 f"while running '{stage.text}'; reproduce with:\n"
-                f"  {reproducer_command([stage.text], path)}"
+                f"  {reproducer_command(repro_stages, path)}"
             ) from None
         if on_stage is not None:
             on_stage(stage.text, time.perf_counter() - start)
+
+
+def _save_reproducer(before: ir.Operation, stages: list[str], name: str) -> tuple[str, list[str]]:
+    """Saves `before` (a copy, changed here) and returns its path and the stages to run on it.
+
+    A target environment without extensions prints as `extensions = []`, which MLIR cannot
+    parse back: it is left out of the file and attached again by a first reproducer stage.
+    """
+    attrs = before.attributes
+    if targets.TARGET_ENV in attrs and "extensions = []" in str(attrs[targets.TARGET_ENV]):
+        attach = targets.attach_options_of(str(attrs[targets.TARGET_ENV]))
+        del attrs[targets.TARGET_ENV]
+        stages = [f"tosa-attach-target{{{attach}}}", *stages]
+    return write_reproducer(before.get_asm(enable_debug_info=True), name), stages

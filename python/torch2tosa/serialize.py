@@ -14,6 +14,7 @@ from pathlib import Path
 from torch_mlir import ir
 
 from .diagnostics import Torch2TosaError, model_frame
+from .target import TARGET_ENV
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
 
@@ -33,7 +34,6 @@ def tosa_opt() -> str:
     return found
 
 
-TARGET_ENV = "tosa.target_env"
 
 
 def module_asm(module: ir.Module) -> str:

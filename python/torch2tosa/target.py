@@ -18,6 +18,7 @@ and only int8 TABLE lookups (Vela's supported-operator report for TOSA input).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .diagnostics import Torch2TosaError
@@ -28,6 +29,10 @@ LEVEL = "8k"
 # The TOSA specification every target is validated against; `tosa-attach-target` states it
 # explicitly and the `.tosa` header carries it.
 SPECIFICATION_VERSION = "1.0"
+# The module attribute `tosa-attach-target` sets and `tosa-validate` and the translator read.
+TARGET_ENV = "tosa.target_env"
+_ENV_FIELDS = re.compile(r'specification_version = "([^"]*)", level = "([^"]*)", '
+                         r"profiles = \[([^\]]*)\], extensions = \[([^\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,14 @@ class Target:
         cannot parse that back (every target here implements at least one extension).
         """
         return self.attach_options(sorted(self.extensions))
+
+
+def attach_options_of(env: str) -> str:
+    """The `tosa-attach-target` options that attach the printed target environment `env`."""
+    version, level, profiles, extensions = _ENV_FIELDS.search(env).groups()
+    options = (f"specification_version={version} profiles={profiles.replace(' ', '')} "
+               f"level={level}")
+    return options + (f" extensions={extensions.replace(' ', '')}" if extensions else "")
 
 
 TARGETS: dict[str, Target] = {

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +25,8 @@ import torch2tosa.examples
 import torch2tosa.target
 from torch2tosa import serialize
 from torch2tosa.examples.models import gru
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_serialize_translator_failure_leaves_no_file(tmp_path, monkeypatch):
@@ -204,3 +209,27 @@ def test_serialize_empty_extension_list_still_gives_the_version():
                           "profiles=pro_fp level=8k})").run(module.operation)
         assert "extensions = []" in str(module.operation.attributes[serialize.TARGET_ENV])
         assert _header_version(serialize.to_flatbuffer(module)) == (1, 0, 0, False)
+
+
+def test_serialize_validation_failure_reproducer_parses_and_reproduces(tmp_path):
+    """tosa-validate fails on a graph validated against no extensions: the reproducer file
+    must parse (no `extensions = []`) and its command must attach the same target first."""
+    from torch2tosa import pipeline as pl
+    shape = "tensor<1x1x1x1x1x1x1x2xf32>"  # rank 8 > level 8K's MAX_RANK 6
+    attach = "tosa-attach-target{specification_version=1.0 profiles=pro_fp level=8k}"
+    with torch2tosa.context.new_context():
+        module = ir.Module.parse(
+            f"func.func @f(%a: {shape}) -> {shape} {{\n"
+            f"  %0 = tosa.sigmoid %a : ({shape}) -> {shape}\n  return %0 : {shape}\n}}")
+        with pytest.raises(torch2tosa.Torch2TosaError) as failure:
+            pl.run_pipeline(module, [attach, "tosa-validate"])
+    command = re.search(r"reproduce with:\n  (torch2tosa-opt .*)", str(failure.value)).group(1)
+    assert f"--pass-pipeline='builtin.module({attach},tosa-validate)'" in command
+    argv = shlex.split(command)
+    path = argv[-1]
+    assert "extensions = []" not in Path(path).read_text()
+    repro = subprocess.run([sys.executable, str(REPO / "tools" / "torch2tosa-opt"), *argv[1:]],
+                           capture_output=True, text=True)
+    Path(path).unlink()
+    assert repro.returncode == 1
+    assert "'tosa.sigmoid' op failed level check: operand rank(shape) <= MAX_RANK" in repro.stderr
