@@ -210,19 +210,30 @@ def _check_pipeline(stages) -> None:
         pl.add_to_pass_manager(pl.new_pass_manager(ir.Context.current), stages)
 
 
-def _check_pass_flags(opts: Options) -> None:
-    """A flag that is neither an option nor a pass is an unknown argument, as in mlir-opt."""
+_ANCHOR = re.compile(r"restricted to '([\w.]+)' on a PassManager intended to run on 'builtin.module'")
+
+
+def _flag_elements(opts: Options) -> list[pl.Element]:
+    """The pass flags as pipeline elements. A flag that is neither an option nor a pass is an
+    unknown argument; a pass anchored on another op (a `func.func` pass) is nested under
+    that op, as mlir-opt's implicit nesting does."""
+    elements = []
     with new_context():
         for flag, text in zip(opts.pass_flags, opts.pass_elements):
-            name = pl.parse_pipeline(text)[0].name
-            if passes.lookup(name) is not None:
+            element = pl.parse_pipeline(text)[0]
+            elements.append(element)
+            if passes.lookup(element.name) is not None:
                 continue
             try:
-                PassManager.parse(f"builtin.module({name})")
+                PassManager.parse(f"builtin.module({element.name})")
             except (ValueError, ir.MLIRError) as e:
                 if "does not refer to a registered pass" in str(e):
                     raise UsageError(f"Unknown command line argument '{flag}'.  "
                                      f"Try: 'torch2tosa-opt --help'") from None
+                anchor = _ANCHOR.search(str(e))
+                if anchor is not None:
+                    elements[-1] = pl.Element(anchor.group(1), children=(element,))
+    return elements
 
 
 @dataclass(frozen=True)
@@ -326,10 +337,8 @@ def run(argv: list[str]) -> int:
             print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": reports.show_dialects,
                    "version": reports.versions}[opts.action]())
             return 0
-        if opts.pipeline_text is None:
-            _check_pass_flags(opts)
         elements = (pl.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
-                    else [pl.parse_pipeline(e)[0] for e in opts.pass_elements])
+                    else _flag_elements(opts))
         stages = pl.resolve(elements)
         _check_pipeline(stages)
         if opts.dump_pipeline:
