@@ -9,7 +9,8 @@ upstream elements between them goes to `PassManager.add(text)` unchanged.
 
 The default pipeline:
   our passes on the torch dialect -> torch-mlir's torch-backend and TOSA-backend
-  lowering for everything else -> cleanup -> TOSA target + `tosa-validate`.
+  lowering for everything else -> cleanup -> `tosa-validate` against the extensions the
+  graph uses -> the target's environment (`tosa.target_env`) attached for the artifacts.
 """
 
 from __future__ import annotations
@@ -231,10 +232,14 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
                    *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
+    # Validate against the extensions the graph uses (stricter than the target allows: an
+    # unexpected int16 tensor or loop fails here), then declare the target's environment,
+    # which the saved .mlir carries and the .tosa header states as its TOSA version.
     attach = options.target.attach_options(options.tosa_extensions())
     validation = [f"tosa-attach-target{{{attach}}}", "tosa-validate{strict-op-spec-alignment}"]
+    environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
-            *(validation if options.validate else [])]
+            *(validation if options.validate else []), environment]
 
 
 def owned_aten_ops(pipeline: Iterable[str]) -> list[str]:
@@ -267,11 +272,25 @@ def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model"
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
-            path = write_reproducer(before.get_asm(enable_debug_info=True), name)
+            path, repro_stages = _save_reproducer(before, [stage.text], name)
             raise Torch2TosaError(
                 f"{format_mlir_error(e)}\n"
                 f"while running '{stage.text}'; reproduce with:\n"
-                f"  {reproducer_command([stage.text], path)}"
+                f"  {reproducer_command(repro_stages, path)}"
             ) from None
         if on_stage is not None:
             on_stage(stage.text, time.perf_counter() - start)
+
+
+def _save_reproducer(before: ir.Operation, stages: list[str], name: str) -> tuple[str, list[str]]:
+    """Saves `before` (a copy, changed here) and returns its path and the stages to run on it.
+
+    A target environment without extensions prints as `extensions = []`, which MLIR cannot
+    parse back: it is left out of the file and attached again by a first reproducer stage.
+    """
+    attrs = before.attributes
+    if targets.TARGET_ENV in attrs and "extensions = []" in str(attrs[targets.TARGET_ENV]):
+        attach = targets.attach_options_of(str(attrs[targets.TARGET_ENV]))
+        del attrs[targets.TARGET_ENV]
+        stages = [f"tosa-attach-target{{{attach}}}", *stages]
+    return write_reproducer(before.get_asm(enable_debug_info=True), name), stages

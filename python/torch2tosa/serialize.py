@@ -14,6 +14,7 @@ from pathlib import Path
 from torch_mlir import ir
 
 from .diagnostics import Torch2TosaError, model_frame
+from .target import TARGET_ENV
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
 
@@ -33,7 +34,6 @@ def tosa_opt() -> str:
     return found
 
 
-TARGET_ENV = "tosa.target_env"
 
 
 def module_asm(module: ir.Module) -> str:
@@ -81,17 +81,21 @@ def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
 def translator_input(module: ir.Module) -> str:
     """The module text for the translator, on a copy of the module:
 
-    - without `tosa.target_env`, which the flatbuffer does not carry (validation already
-      ran in our pipeline);
+    - with `tosa.target_env`, whose specification version the translator writes into the
+      `.tosa` header (without it, tosa-opt stamps its own newest draft); the flatbuffer
+      carries no extensions, so an empty list, which tosa-opt cannot parse, is given as
+      `[none]`;
     - each op located by its `op_names` name: the translator stores an op's location
       text in the flatbuffer, so these names, not the path of a temporary file, are what
       a `.tosa` reader sees, and the same model gives the same bytes.
     """
     copy = module.operation.clone()
     try:
-        if TARGET_ENV in copy.attributes:
-            del copy.attributes[TARGET_ENV]
         with copy.context:
+            env = copy.attributes[TARGET_ENV] if TARGET_ENV in copy.attributes else None
+            if env is not None and "extensions = []" in str(env):
+                copy.attributes[TARGET_ENV] = ir.Attribute.parse(
+                    str(env).replace("extensions = []", "extensions = [none]"))
             for op, name in op_names(copy).items():
                 op.location = ir.Location.name(name)
         return copy.get_asm(enable_debug_info=True, large_elements_limit=None)

@@ -18,6 +18,7 @@ and only int8 TABLE lookups (Vela's supported-operator report for TOSA input).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .diagnostics import Torch2TosaError
@@ -25,6 +26,13 @@ from .diagnostics import Torch2TosaError
 PRO_FP = "pro_fp"
 PRO_INT = "pro_int"
 LEVEL = "8k"
+# The TOSA specification every target is validated against; `tosa-attach-target` states it
+# explicitly and the `.tosa` header carries it.
+SPECIFICATION_VERSION = "1.0"
+# The module attribute `tosa-attach-target` sets and `tosa-validate` and the translator read.
+TARGET_ENV = "tosa.target_env"
+_ENV_FIELDS = re.compile(r'specification_version = "([^"]*)", level = "([^"]*)", '
+                         r"profiles = \[([^\]]*)\], extensions = \[([^\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,10 @@ class Target:
     description: str
     accelerator: str | None = None  # Vela's --accelerator-config, for NPU targets
     int16_tables: bool = True  # 513-entry int16 TABLE (EXT-INT16)
+
+    def __post_init__(self):
+        if not self.extensions:  # see environment_options
+            raise ValueError(f"target '{self.name}' must implement at least one TOSA extension")
 
     @property
     def is_int(self) -> bool:
@@ -53,10 +65,27 @@ class Target:
 
     def attach_options(self, extensions: list[str]) -> str:
         """Options of `tosa-attach-target` for a graph that uses `extensions`."""
-        options = f"profiles={self.profile} level={LEVEL}"
+        options = f"specification_version={SPECIFICATION_VERSION} profiles={self.profile} level={LEVEL}"
         if extensions:
             options += " extensions=" + ",".join(extensions)
         return options
+
+    def environment_options(self) -> str:
+        """Options of `tosa-attach-target` that declare this target's environment (every
+        extension it implements): what a compiled module and its `.tosa` say they target.
+
+        Never an empty extension list: this MLIR prints one as `extensions = []` and
+        cannot parse that back (every target here implements at least one extension).
+        """
+        return self.attach_options(sorted(self.extensions))
+
+
+def attach_options_of(env: str) -> str:
+    """The `tosa-attach-target` options that attach the printed target environment `env`."""
+    version, level, profiles, extensions = _ENV_FIELDS.search(env).groups()
+    options = (f"specification_version={version} profiles={profiles.replace(' ', '')} "
+               f"level={level}")
+    return options + (f" extensions={extensions.replace(' ', '')}" if extensions else "")
 
 
 TARGETS: dict[str, Target] = {

@@ -5,18 +5,28 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import torch
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
 from tosa.TosaGraph import TosaGraph
 
 import torch2tosa
+import torch2tosa.context
+import torch2tosa.examples
+import torch2tosa.target
 from torch2tosa import serialize
 from torch2tosa.examples.models import gru
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_serialize_translator_failure_leaves_no_file(tmp_path, monkeypatch):
@@ -150,3 +160,76 @@ def test_serialize_flatbuffer_is_reproducible_and_names_ops(gru_form):
     assert 'loc("matmul_0@models.py:39")' in locations  # the GRU call in GruModel.forward
     assert b"torch2tosa-serialize" not in flatbuffers[0]
     assert compiled.check(atol=1e-5).ok
+
+
+def _header_version(flatbuffer: bytes) -> tuple[int, int, int, bool]:
+    version = TosaGraph.GetRootAs(flatbuffer, 0).Version()
+    return version._Major(), version._Minor(), version._Patch(), version._Draft()
+
+
+@pytest.mark.parametrize("target", ["tosa-fp", "tosa-int"])
+def test_serialize_header_states_the_validated_tosa_version(target):
+    """The `.tosa` header of an FP and an INT example says TOSA 1.0.0 (final, not a draft):
+    the version tosa-validate checked the graph against, which the translator reads from
+    `tosa.target_env`; the reference model accepts the file."""
+    example = torch2tosa.examples.get("conv1d_stride")
+    model, inputs = example.build()
+    if target == "tosa-int":
+        model = torch2tosa.quantize(model, example.calibration(inputs, count=4))
+    compiled = torch2tosa.compile(model, inputs, target=target)
+    assert _header_version(compiled.flatbuffer) == (1, 0, 0, False)
+    assert 'specification_version = "1.0"' in compiled.mlir
+    assert compiled.check().ok
+
+
+@pytest.mark.parametrize("target", ["tosa-fp", "tosa-int", "ethos-u55-128"])
+def test_serialize_target_environment_survives_print_and_parse(target):
+    """The saved `.mlir` carries the target's environment and parses back to the same one."""
+    model, inputs = torch.nn.Linear(3, 2), (torch.randn(1, 3),)
+    if target != "tosa-fp":
+        model = torch2tosa.quantize(model, [inputs] * 4)
+    compiled = torch2tosa.compile(model, inputs, target=target)
+    env = str(compiled.module.operation.attributes[serialize.TARGET_ENV])
+    extensions = ", ".join(sorted(torch2tosa.target.get(target).extensions))
+    assert f"extensions = [{extensions}]>" in env
+    with torch2tosa.context.new_context():
+        reparsed = ir.Module.parse(compiled.mlir)
+        assert str(reparsed.operation.attributes[serialize.TARGET_ENV]) == env
+
+
+def test_serialize_empty_extension_list_still_gives_the_version():
+    """A module whose target lists no extension (printed `extensions = []`, which tosa-opt
+    cannot parse) still serializes, with that target's version in the header."""
+    with torch2tosa.context.new_context(), ir.Location.unknown():
+        module = ir.Module.parse(
+            "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %0 = tosa.sigmoid %a : (tensor<2xf32>) -> tensor<2xf32>\n"
+            "  return %0 : tensor<2xf32>\n}")
+        PassManager.parse("builtin.module(tosa-attach-target{specification_version=1.0 "
+                          "profiles=pro_fp level=8k})").run(module.operation)
+        assert "extensions = []" in str(module.operation.attributes[serialize.TARGET_ENV])
+        assert _header_version(serialize.to_flatbuffer(module)) == (1, 0, 0, False)
+
+
+def test_serialize_validation_failure_reproducer_parses_and_reproduces(tmp_path):
+    """tosa-validate fails on a graph validated against no extensions: the reproducer file
+    must parse (no `extensions = []`) and its command must attach the same target first."""
+    from torch2tosa import pipeline as pl
+    shape = "tensor<1x1x1x1x1x1x1x2xf32>"  # rank 8 > level 8K's MAX_RANK 6
+    attach = "tosa-attach-target{specification_version=1.0 profiles=pro_fp level=8k}"
+    with torch2tosa.context.new_context():
+        module = ir.Module.parse(
+            f"func.func @f(%a: {shape}) -> {shape} {{\n"
+            f"  %0 = tosa.sigmoid %a : ({shape}) -> {shape}\n  return %0 : {shape}\n}}")
+        with pytest.raises(torch2tosa.Torch2TosaError) as failure:
+            pl.run_pipeline(module, [attach, "tosa-validate"])
+    command = re.search(r"reproduce with:\n  (torch2tosa-opt .*)", str(failure.value)).group(1)
+    assert f"--pass-pipeline='builtin.module({attach},tosa-validate)'" in command
+    argv = shlex.split(command)
+    path = argv[-1]
+    assert "extensions = []" not in Path(path).read_text()
+    repro = subprocess.run([sys.executable, str(REPO / "tools" / "torch2tosa-opt"), *argv[1:]],
+                           capture_output=True, text=True)
+    Path(path).unlink()
+    assert repro.returncode == 1
+    assert "'tosa.sigmoid' op failed level check: operand rank(shape) <= MAX_RANK" in repro.stderr

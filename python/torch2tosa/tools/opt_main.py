@@ -5,22 +5,31 @@
     torch2tosa-opt --list-passes
 
 Pass flags run in the order given; `--name=opts` is `name{opts}`. Names in our
-registry are resolved here; every other name is handed to MLIR's parser.
+registry are resolved here; every other name is handed to MLIR's parser, and a flag
+that is neither an option nor a pass is an unknown argument. `--verify-diagnostics`
+checks `// expected-error @below {{...}}` annotations (see verify_diagnostics.py).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
 
 from .. import passes
 from .. import pipeline as pl
 from ..context import new_context
-from ..diagnostics import Torch2TosaError, format_mlir_error
+from ..diagnostics import Torch2TosaError, format_diagnostic
 from ..serialize import write_output
+from ..stats import op_names
+from . import opt_reports as reports
+from . import verify_diagnostics as vd
 
 USAGE = """\
 usage: torch2tosa-opt [options] [input.mlir|-] [--<pass>[=<options>] ...]
@@ -29,11 +38,24 @@ options:
   -o FILE                       write the output to FILE (default: stdout)
   --pass-pipeline=PIPELINE      a textual pipeline, e.g. 'builtin.module(decompose-gru,canonicalize)'
   --split-input-file            process each '// -----' chunk of the input separately
+  --verify-diagnostics          check the diagnostics against the input's expected-error,
+                                expected-warning, expected-note and expected-remark annotations
   --mlir-print-ir-after-all     print the IR after every pass (to stderr)
   --mlir-print-ir-before-all    print the IR before every pass (to stderr)
+  --mlir-print-ir-after-failure print the IR after a pass that failed (to stderr)
   --mlir-print-debuginfo        print locations in the output
+  --mlir-print-op-generic       print ops in the generic form
+  --mlir-elide-elementsattrs-if-larger=N
+                                print elements attributes of more than N elements as dense_resource
+  --mlir-timing                 report each pass's wall time (to stderr)
+  --mlir-pass-statistics        report what each pass changed: op counts before and after (to stderr;
+                                passes then run one pipeline element at a time, and --mlir-timing
+                                reports each element separately)
+  --dump-pass-pipeline          print the pass pipeline to run (to stderr)
   --allow-unregistered-dialect  accept ops of unknown dialects
+  --show-dialects               list the dialects this driver can read
   --list-passes                 list torch2tosa's passes
+  --version                     versions of torch2tosa, torch-mlir and tosa-tools
   -h, --help                    this help and the pass list
 
 The input is MLIR text or MLIR bytecode. Exit status: 0 success, 1 error, 2 usage
@@ -50,47 +72,81 @@ class Options:
     output: str | None = None
     pipeline_text: str | None = None
     pass_elements: list[str] = field(default_factory=list)
+    pass_flags: list[str] = field(default_factory=list)  # the argument each element came from
     split_input_file: bool = False
+    verify_diagnostics: bool = False
     print_after_all: bool = False
     print_before_all: bool = False
+    print_after_failure: bool = False
     print_debuginfo: bool = False
+    print_generic: bool = False
+    elide_limit: int | None = None
+    timing: bool = False
+    statistics: bool = False
+    dump_pipeline: bool = False
     allow_unregistered: bool = False
+    action: str | None = None  # "help", "show-dialects", "version": print and exit
+
+    @property
+    def prints_ir(self) -> bool:
+        return self.print_after_all or self.print_before_all or self.print_after_failure
 
 
 class UsageError(Torch2TosaError):
     """Bad command-line syntax (exit status 2)."""
 
 
-def parse_args(argv: list[str]) -> Options | None:
+FLAGS = {
+    "--split-input-file": "split_input_file",
+    "--verify-diagnostics": "verify_diagnostics",
+    "--mlir-print-ir-after-all": "print_after_all",
+    "--mlir-print-ir-before-all": "print_before_all",
+    "--mlir-print-ir-after-failure": "print_after_failure",
+    "--mlir-print-debuginfo": "print_debuginfo",
+    "--mlir-print-op-generic": "print_generic",
+    "--mlir-timing": "timing",
+    "--mlir-pass-statistics": "statistics",
+    "--dump-pass-pipeline": "dump_pipeline",
+    "--allow-unregistered-dialect": "allow_unregistered",
+}
+ACTIONS = {"-h": "help", "--help": "help", "--list-passes": "help",
+           "--show-dialects": "show-dialects", "--version": "version"}
+ELIDE = "--mlir-elide-elementsattrs-if-larger"
+
+
+def parse_args(argv: list[str]) -> Options:
     opts = Options()
-    flags = {
-        "--split-input-file": "split_input_file",
-        "--mlir-print-ir-after-all": "print_after_all",
-        "--mlir-print-ir-before-all": "print_before_all",
-        "--mlir-print-debuginfo": "print_debuginfo",
-        "--allow-unregistered-dialect": "allow_unregistered",
-    }
     inputs: list[str] = []
     it = iter(argv)
     for arg in it:
-        if arg in ("-h", "--help", "--list-passes"):
-            return None
-        if arg == "-o":
+        name, eq, value = arg.partition("=")
+        if arg in ACTIONS:
+            opts.action = opts.action or ACTIONS[arg]
+        elif arg == "-o":
             opts.output = next(it, None)
             if opts.output is None:
                 raise UsageError("-o needs a file name")
         elif arg.startswith("-o") and len(arg) > 2 and not arg.startswith("--"):
             opts.output = arg[2:]
         elif arg.startswith("--pass-pipeline"):
-            _, _, value = arg.partition("=")
             opts.pipeline_text = value or next(it, "")
-        elif arg in flags:
-            setattr(opts, flags[arg], True)
+        elif name == ELIDE:
+            value = value if eq else next(it, "")
+            if not value.isdigit():
+                raise UsageError(f"{ELIDE} needs a number of elements, got '{value}'")
+            opts.elide_limit = int(value)
+        elif arg in FLAGS:
+            setattr(opts, FLAGS[arg], True)
+        elif name in FLAGS or name in ACTIONS:
+            raise UsageError(f"option '{name}' takes no value, got '{arg}'")
         elif arg.startswith("--") or (arg.startswith("-") and arg != "-"):
-            name, eq, value = arg.lstrip("-").partition("=")
-            opts.pass_elements.append(f"{name}{{{value}}}" if eq else name)
+            pass_name = name.lstrip("-")
+            opts.pass_elements.append(f"{pass_name}{{{value}}}" if eq else pass_name)
+            opts.pass_flags.append(arg)
         else:
             inputs.append(arg)
+    if opts.action is not None:
+        return opts
     if len(inputs) > 1:
         raise UsageError(f"expected one input file, got {', '.join(inputs)}")
     if opts.pipeline_text is not None and opts.pass_elements:
@@ -154,37 +210,139 @@ def _check_pipeline(stages) -> None:
         pl.add_to_pass_manager(pl.new_pass_manager(ir.Context.current), stages)
 
 
-def process_chunk(text: str | bytes, line_offset: int, opts: Options, stages, buffer_name: str) -> str:
+_ANCHOR = re.compile(r"restricted to '([\w.]+)' on a PassManager intended to run on 'builtin.module'")
+
+
+def _flag_elements(opts: Options) -> list[pl.Element]:
+    """The pass flags as pipeline elements. A flag that is neither an option nor a pass is an
+    unknown argument; a pass anchored on another op (a `func.func` pass) is nested under
+    that op, as mlir-opt's implicit nesting does."""
+    elements = []
+    with new_context():
+        for flag, text in zip(opts.pass_flags, opts.pass_elements):
+            element = pl.parse_pipeline(text)[0]
+            elements.append(element)
+            if passes.lookup(element.name) is not None:
+                continue
+            try:
+                PassManager.parse(f"builtin.module({element.name})")
+            except (ValueError, ir.MLIRError) as e:
+                if "does not refer to a registered pass" in str(e):
+                    raise UsageError(f"Unknown command line argument '{flag}'.  "
+                                     f"Try: 'torch2tosa-opt --help'") from None
+                anchor = _ANCHOR.search(str(e))
+                if anchor is not None:
+                    elements[-1] = pl.Element(anchor.group(1), children=(element,))
+    return elements
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A diagnostic copied out of the handler callback (MLIR invalidates it afterwards)."""
+
+    severity: ir.DiagnosticSeverity
+    location: str
+    message: str
+    notes: tuple["Snapshot", ...] = ()
+
+    @classmethod
+    def of(cls, d) -> "Snapshot":
+        return cls(d.severity, str(d.location), d.message, tuple(cls.of(n) for n in d.notes))
+
+
+@dataclass
+class ChunkResult:
+    output: str | None  # None: the chunk failed
+    diagnostics: list = field(default_factory=list)  # Snapshot or ir.DiagnosticInfo
+    failure: str | None = None  # a failure MLIR reported without a diagnostic
+    statistics: list[tuple[str, Counter, Counter]] = field(default_factory=list)
+
+
+def process_chunk(text: str | bytes, line_offset: int, opts: Options, elements,
+                  buffer_name: str) -> ChunkResult:
     ctx = new_context()
     ctx.allow_unregistered_dialects = opts.allow_unregistered
+    result = ChunkResult(None)
+    ctx.attach_diagnostic_handler(lambda d: result.diagnostics.append(Snapshot.of(d)) or True)
     with ctx:
         try:
             module = ir.Module.parse(text if isinstance(text, bytes) else "\n" * line_offset + text)
+            # Per element when counting ops, so each pass's changes can be told apart.
+            groups = ([[s] for s in pl.resolve(elements, merge_upstream=False)] if opts.statistics
+                      else [pl.resolve(elements)])
+            for group in groups:
+                before = Counter(op_names(module)) if opts.statistics else None
+                _run(module, group, opts)
+                if opts.statistics:
+                    result.statistics.append((group[0].text, before, Counter(op_names(module))))
         except ir.MLIRError as e:
-            raise Torch2TosaError(format_mlir_error(e, buffer_name)) from None
-        pm = pl.new_pass_manager(ctx)
-        pl.add_to_pass_manager(pm, stages)
-        if opts.print_after_all or opts.print_before_all:
-            pm.enable_ir_printing(print_before_all=opts.print_before_all,
-                                  print_after_all=opts.print_after_all)
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError as e:
-            raise Torch2TosaError(format_mlir_error(e, buffer_name)) from None
-        return module.operation.get_asm(enable_debug_info=opts.print_debuginfo,
-                                        large_elements_limit=None)
+            result.diagnostics.extend(e.error_diagnostics)
+            result.failure = None if e.error_diagnostics else str(e.message)
+            return result
+        asm = module.operation.get_asm(enable_debug_info=opts.print_debuginfo,
+                                       large_elements_limit=opts.elide_limit,
+                                       print_generic_op_form=opts.print_generic)
+    if opts.print_debuginfo:  # `ir.Module.parse` names the buffer "-"
+        asm = _BUFFER_NAME.sub(lambda m: f"{json.dumps(buffer_name)}:{m.group(1)}", asm)
+    result.output = asm
+    return result
+
+
+_BUFFER_NAME = re.compile(r'"-":(\d+:\d+)')
+
+
+def _run(module: ir.Module, stages, opts: Options) -> None:
+    pm = pl.new_pass_manager(module.context)
+    pl.add_to_pass_manager(pm, stages)
+    if opts.prints_ir:
+        pm.enable_ir_printing(print_before_all=opts.print_before_all,
+                              print_after_all=opts.print_after_all or opts.print_after_failure,
+                              print_after_failure=opts.print_after_failure,
+                              large_elements_limit=opts.elide_limit,
+                              enable_debug_info=opts.print_debuginfo,
+                              print_generic_op_form=opts.print_generic)
+    if opts.timing:
+        pm.enable_timing()
+    try:
+        pm.run(module.operation)
+    finally:
+        sys.stderr.flush()
+        del pm  # prints the timing report now, not at exit
+
+
+def _report(result: ChunkResult, opts: Options, text, line_offset: int, buffer_name: str) -> bool:
+    """Prints the chunk's diagnostics (or, under --verify-diagnostics, what did not match its
+    annotations) and reports; True if the chunk failed."""
+    if opts.statistics and result.statistics:
+        print(reports.statistics_report(result.statistics), file=sys.stderr)
+    if opts.verify_diagnostics:
+        source = text if isinstance(text, str) else ""
+        errors = vd.verify(vd.parse_expectations(source, line_offset, buffer_name),
+                           vd.flatten(result.diagnostics, buffer_name))
+        for error in errors:
+            print(error, file=sys.stderr)
+        return bool(errors)
+    for d in result.diagnostics:
+        severity = vd.SEVERITIES.get(d.severity, "error")
+        print(format_diagnostic(d, buffer_name, severity), file=sys.stderr)
+    if result.failure:
+        print(result.failure, file=sys.stderr)
+    return result.output is None
 
 
 def run(argv: list[str]) -> int:
     try:
         opts = parse_args(argv)
-        if opts is None:
-            print(USAGE + "\n" + pass_list())
+        if opts.action is not None:
+            print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": reports.show_dialects,
+                   "version": reports.versions}[opts.action]())
             return 0
         elements = (pl.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
-                    else [pl.parse_pipeline(e)[0] for e in opts.pass_elements])
+                    else _flag_elements(opts))
         stages = pl.resolve(elements)
         _check_pipeline(stages)
+        if opts.dump_pipeline:
+            print(reports.dump_pipeline(pl.resolve(elements, merge_upstream=False)), file=sys.stderr)
         text = _read_input(opts.input)
     except Torch2TosaError as e:
         print(f"torch2tosa-opt: {e}", file=sys.stderr)
@@ -192,11 +350,10 @@ def run(argv: list[str]) -> int:
     buffer_name = "<stdin>" if opts.input == "-" else opts.input
     outputs, failed = [], False
     for offset, chunk in _chunks(text, opts.split_input_file):
-        try:
-            outputs.append(process_chunk(chunk, offset, opts, stages, buffer_name))
-        except Torch2TosaError as e:
-            print(str(e), file=sys.stderr)
-            failed = True
+        result = process_chunk(chunk, offset, opts, elements, buffer_name)
+        failed |= _report(result, opts, chunk, offset, buffer_name)
+        if result.output is not None:
+            outputs.append(result.output)
     result = f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n"
     if opts.output and not failed:
         try:

@@ -1,8 +1,7 @@
-// RUN: not torch2tosa-opt %s --conv1d-to-conv2d --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: torch2tosa-opt %s --conv1d-to-conv2d --split-input-file --verify-diagnostics
 
 // COM: Each diagnostic lands on the op's location and names the unsupported config.
 
-// ERR: errors.mlir:[[# @LINE + 10]]:{{[0-9]+}}: error: aten.convolution: the weight must be a compile-time constant (non-constant conv weights are not supported)
 func.func @weight_not_constant(%arg0: !torch.vtensor<[1,1,4],f32>, %w: !torch.vtensor<[1,1,1],f32>) -> !torch.vtensor<[1,1,4],f32> {
   %none = torch.constant.none
   %int0 = torch.constant.int 0
@@ -12,13 +11,13 @@ func.func @weight_not_constant(%arg0: !torch.vtensor<[1,1,4],f32>, %w: !torch.vt
   %pad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %dil = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  // expected-error @below {{aten.convolution: the weight must be a compile-time constant (non-constant conv weights are not supported)}}
   %0 = torch.aten.convolution %arg0, %w, %none, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,1,4],f32>, !torch.vtensor<[1,1,1],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,1,4],f32>
   return %0 : !torch.vtensor<[1,1,4],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: aten.convolution: the input must have a static shape, got !torch.vtensor<[1,1,?],f32>
 func.func @dynamic_width(%arg0: !torch.vtensor<[1,1,?],f32>) -> !torch.vtensor<[1,1,?],f32> {
   %w = torch.vtensor.literal(dense<1.0> : tensor<1x1x1xf32>) : !torch.vtensor<[1,1,1],f32>
   %none = torch.constant.none
@@ -29,13 +28,13 @@ func.func @dynamic_width(%arg0: !torch.vtensor<[1,1,?],f32>) -> !torch.vtensor<[
   %pad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %dil = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  // expected-error @below {{aten.convolution: the input must have a static shape, got !torch.vtensor<[1,1,?],f32>}}
   %0 = torch.aten.convolution %arg0, %w, %none, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,1,?],f32>, !torch.vtensor<[1,1,1],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,1,?],f32>
   return %0 : !torch.vtensor<[1,1,?],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 11]]:{{[0-9]+}}: error: aten.convolution: the input has element type si32; only f32 and f16 are supported
 func.func @integer_input(%arg0: !torch.vtensor<[1,1,4],si32>) -> !torch.vtensor<[1,1,4],si32> {
   %w = torch.vtensor.literal(dense<1> : tensor<1x1x1xsi32>) : !torch.vtensor<[1,1,1],si32>
   %none = torch.constant.none
@@ -46,45 +45,46 @@ func.func @integer_input(%arg0: !torch.vtensor<[1,1,4],si32>) -> !torch.vtensor<
   %pad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %dil = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  // expected-error @below {{aten.convolution: the input has element type si32; only f32 and f16 are supported}}
   %0 = torch.aten.convolution %arg0, %w, %none, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,1,4],si32>, !torch.vtensor<[1,1,1],si32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,1,4],si32>
   return %0 : !torch.vtensor<[1,1,4],si32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 7]]:{{[0-9]+}}: error: aten.pad: reflect padding [4, 1] must be at most 3 for width 4
 func.func @reflect_pad_too_wide(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,1,9],f32> {
   %int1 = torch.constant.int 1
   %int4 = torch.constant.int 4
   %pad = torch.prim.ListConstruct %int4, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
   %str = torch.constant.str "reflect"
   %none = torch.constant.none
+  // expected-error @below {{aten.pad: reflect padding [4, 1] must be at most 3 for width 4}}
   %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,1,4],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,1,9],f32>
   return %0 : !torch.vtensor<[1,1,9],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 7]]:{{[0-9]+}}: error: aten.pad: circular padding [-1, 1] is not supported (only non-negative padding of the last dim of a 3D tensor)
 func.func @negative_pad(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,1,4],f32> {
   %int1 = torch.constant.int 1
   %intm1 = torch.constant.int -1
   %pad = torch.prim.ListConstruct %intm1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
   %str = torch.constant.str "circular"
   %none = torch.constant.none
+  // expected-error @below {{aten.pad: circular padding [-1, 1] is not supported (only non-negative padding of the last dim of a 3D tensor)}}
   %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,1,4],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,1,4],f32>
   return %0 : !torch.vtensor<[1,1,4],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 7]]:{{[0-9]+}}: error: aten.conv1d.padding: the weight must be a compile-time constant
 func.func @conv1d_padding_weight_not_constant(%arg0: !torch.vtensor<[1,1,6],f32>, %w: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1,1,6],f32> {
   %none = torch.constant.none
   %int1 = torch.constant.int 1
   %str = torch.constant.str "same"
   %stride = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
   %dil = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  // expected-error @below {{aten.conv1d.padding: the weight must be a compile-time constant}}
   %0 = torch.aten.conv1d.padding %arg0, %w, %none, %stride, %str, %dil, %int1 : !torch.vtensor<[1,1,6],f32>, !torch.vtensor<[1,1,4],f32>, !torch.none, !torch.list<int>, !torch.str, !torch.list<int>, !torch.int -> !torch.vtensor<[1,1,6],f32>
   return %0 : !torch.vtensor<[1,1,6],f32>
 }

@@ -1,7 +1,6 @@
-// RUN: not torch2tosa-opt %s --convert-quantized-ops --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: torch2tosa-opt %s --convert-quantized-ops --split-input-file --verify-diagnostics
 
 // COM: zero point outside int8: named on the quantize op (in a model, the layer's source line).
-// ERR: errors.mlir:[[# @LINE + 25]]:{{[0-9]+}}: error: dequantize_per_tensor: zero point -300 is outside i8 [-128, 127]
 func.func @zero_point_outside_int8(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor<[1,2,4],si8> {
   %w = torch.vtensor.literal(dense<[[[1], [-2]], [[3], [4]]]> : tensor<2x2x1xi8>) : !torch.vtensor<[2,2,1],si8>
   %ws = torch.vtensor.literal(dense<[0.25, 0.125]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -26,6 +25,7 @@ func.func @zero_point_outside_int8(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vt
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %y = torch.aten.convolution %xd, %wd, %b, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[2,2,1],f32>, !torch.vtensor<[2],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
   %r = torch.aten.relu %y : !torch.vtensor<[1,2,4],f32> -> !torch.vtensor<[1,2,4],f32>
+  // expected-error @below {{dequantize_per_tensor: zero point -300 is outside i8 [-128, 127]}}
   %q = torch.quantized_decomposed.quantize_per_tensor %r, %one, %int5, %intm128, %int127, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,4],si8>
   return %q : !torch.vtensor<[1,2,4],si8>
 }
@@ -33,7 +33,6 @@ func.func @zero_point_outside_int8(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vt
 // -----
 
 // COM: asymmetric weights: named on the quantize op (in a model, the layer's source line).
-// ERR: errors.mlir:[[# @LINE + 25]]:{{[0-9]+}}: error: aten.convolution: weights must be quantized symmetrically (zero point 0), got zero points [0, 3]
 func.func @asymmetric_weights(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor<[1,2,4],si8> {
   %w = torch.vtensor.literal(dense<[[[1], [-2]], [[3], [4]]]> : tensor<2x2x1xi8>) : !torch.vtensor<[2,2,1],si8>
   %ws = torch.vtensor.literal(dense<[0.25, 0.125]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -58,6 +57,7 @@ func.func @asymmetric_weights(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %y = torch.aten.convolution %xd, %wd, %b, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[2,2,1],f32>, !torch.vtensor<[2],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
   %r = torch.aten.relu %y : !torch.vtensor<[1,2,4],f32> -> !torch.vtensor<[1,2,4],f32>
+  // expected-error @below {{aten.convolution: weights must be quantized symmetrically (zero point 0), got zero points [0, 3]}}
   %q = torch.quantized_decomposed.quantize_per_tensor %r, %one, %int5, %intm128, %int127, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,4],si8>
   return %q : !torch.vtensor<[1,2,4],si8>
 }
@@ -65,7 +65,6 @@ func.func @asymmetric_weights(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
 // -----
 
 // COM: scale out of range: named on the quantize op (in a model, the layer's source line).
-// ERR: errors.mlir:[[# @LINE + 25]]:{{[0-9]+}}: error: aten.convolution: output RESCALE: scale ratio 1.25e-31, 6.25e-32 is outside what a TOSA RESCALE can express
 func.func @scale_out_of_range(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor<[1,2,4],si8> {
   %w = torch.vtensor.literal(dense<[[[1], [-2]], [[3], [4]]]> : tensor<2x2x1xi8>) : !torch.vtensor<[2,2,1],si8>
   %ws = torch.vtensor.literal(dense<[0.25, 0.125]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
@@ -90,6 +89,7 @@ func.func @scale_out_of_range(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
   %opad = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %y = torch.aten.convolution %xd, %wd, %b, %stride, %pad, %dil, %false, %opad, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.vtensor<[2,2,1],f32>, !torch.vtensor<[2],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,2,4],f32>
   %r = torch.aten.relu %y : !torch.vtensor<[1,2,4],f32> -> !torch.vtensor<[1,2,4],f32>
+  // expected-error @below {{aten.convolution: output RESCALE: scale ratio 1.25e-31, 6.25e-32 is outside what a TOSA RESCALE can express}}
   %q = torch.quantized_decomposed.quantize_per_tensor %r, %one, %int5, %intm128, %int127, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,4],si8>
   return %q : !torch.vtensor<[1,2,4],si8>
 }

@@ -1,9 +1,8 @@
-// RUN: not torch2tosa-opt %s --decompose-rnn --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: torch2tosa-opt %s --decompose-rnn --split-input-file --verify-diagnostics
 
 // COM: Every RNN the pass cannot lower gets an error on the op's own location, naming the
 // COM: op, the reason and the config; the driver exits 1.
 
-// ERR: errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: aten.rnn_relu.input: weights must be compile-time constants, but parameter 'weight_hh_l0' is not a dense constant
 func.func @non_constant_weights(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vtensor<[1,1,2],f32>, %w_hh: !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[1,3,2],f32> {
   %w_ih = torch.vtensor.literal(dense<0.5> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
   %params = torch.prim.ListConstruct %w_ih, %w_hh : (!torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>) -> !torch.list<vtensor>
@@ -11,13 +10,13 @@ func.func @non_constant_weights(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vten
   %true = torch.constant.bool true
   %int1 = torch.constant.int 1
   %float0 = torch.constant.float 0.000000e+00
+  // expected-error @below {{aten.rnn_relu.input: weights must be compile-time constants, but parameter 'weight_hh_l0' is not a dense constant}}
   %0:2 = torch.operator "torch.aten.rnn_relu.input"(%x, %h, %params, %false, %int1, %float0, %false, %false, %true) : (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[1,3,2],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: aten.rnn_relu.input: the input must have a static shape (dynamic sequence length is not supported), got !torch.vtensor<[1,?,2],f32>
 func.func @dynamic_sequence_length(%x: !torch.vtensor<[1,?,2],f32>, %h: !torch.vtensor<[1,1,2],f32>) -> !torch.vtensor<[1,?,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
   %params = torch.prim.ListConstruct %w, %w : (!torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>) -> !torch.list<vtensor>
@@ -25,13 +24,13 @@ func.func @dynamic_sequence_length(%x: !torch.vtensor<[1,?,2],f32>, %h: !torch.v
   %true = torch.constant.bool true
   %int1 = torch.constant.int 1
   %float0 = torch.constant.float 0.000000e+00
+  // expected-error @below {{aten.rnn_relu.input: the input must have a static shape (dynamic sequence length is not supported), got !torch.vtensor<[1,?,2],f32>}}
   %0:2 = torch.operator "torch.aten.rnn_relu.input"(%x, %h, %params, %false, %int1, %float0, %false, %false, %true) : (!torch.vtensor<[1,?,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,?,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[1,?,2],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: aten.rnn_relu.input: training mode with dropout=0.5 between layers cannot be lowered to an inference graph (num_layers=2, bidirectional=False, bias=False, batch_first=True, dropout=0.5, train=True); call model.eval() before export
 func.func @training_with_dropout(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vtensor<[2,1,2],f32>) -> !torch.vtensor<[1,3,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
   %params = torch.prim.ListConstruct %w, %w, %w, %w : (!torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>) -> !torch.list<vtensor>
@@ -39,19 +38,20 @@ func.func @training_with_dropout(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vte
   %true = torch.constant.bool true
   %int2 = torch.constant.int 2
   %float = torch.constant.float 5.000000e-01
+  // expected-error @below {{aten.rnn_relu.input: training mode with dropout=0.5 between layers cannot be lowered to an inference graph (num_layers=2, bidirectional=False, bias=False, batch_first=True, dropout=0.5, train=True); call model.eval() before export}}
   %0:2 = torch.operator "torch.aten.rnn_relu.input"(%x, %h, %params, %false, %int2, %float, %true, %false, %true) : (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[2,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[2,1,2],f32>)
   return %0#0 : !torch.vtensor<[1,3,2],f32>
 }
 
 // -----
 
-// ERR: errors.mlir:[[# @LINE + 7]]:{{[0-9]+}}: error: aten.rnn_relu.data: PackedSequence input is not supported; pass a padded tensor to the RNN instead
 func.func @packed_sequence(%data: !torch.vtensor<[3,2],f32>, %sizes: !torch.vtensor<[3],si64>, %h: !torch.vtensor<[1,1,2],f32>) -> !torch.vtensor<[3,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
   %params = torch.prim.ListConstruct %w, %w : (!torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>) -> !torch.list<vtensor>
   %false = torch.constant.bool false
   %int1 = torch.constant.int 1
   %float0 = torch.constant.float 0.000000e+00
+  // expected-error @below {{aten.rnn_relu.data: PackedSequence input is not supported; pass a padded tensor to the RNN instead}}
   %0:2 = torch.operator "torch.aten.rnn_relu.data"(%data, %sizes, %h, %params, %false, %int1, %float0, %false, %false) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],si64>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[3,2],f32>
 }

@@ -1,0 +1,4 @@
+// RUN: torch2tosa-opt --show-dialects | filecheck %s
+
+// COM: The dialects the driver reads, sorted, on one line as mlir-opt prints them.
+// CHECK: Available Dialects: {{.*}}func,{{.*}}torch,torch_c,tosa,
