@@ -81,8 +81,31 @@ class CompiledModel:
 
     @functools.cached_property
     def mlir(self) -> str:
-        """The TOSA MLIR text (printed on first use: it holds every weight)."""
+        """The TOSA MLIR text in the readable custom op form (printed on first use: it holds
+        every weight). Only parsers of the same MLIR generation read it back: see
+        `generic_mlir` for the portable text that `save` writes."""
         return serialize.module_asm(self.module)
+
+    @functools.cached_property
+    def generic_mlir(self) -> str:
+        """The same module in MLIR's generic op form, `%0 = "tosa.add"(%a, %b) : (...) -> ...`,
+        which is what `save` writes to NAME.mlir.
+
+        The custom form of an op changes between MLIR generations (this one prints
+        `tosa.const_shape {values = ...}`, newer ones `values(...)`), so a consumer built
+        on another LLVM (IREE's iree-compile, another tosa-opt) rejects it; the generic
+        form only names the op, its operands, properties, attributes and types, which
+        every generation that has the op reads. `torch2tosa-opt NAME.mlir` prints it back
+        in the custom form."""
+        # Reparsed from `mlir`, so the target environment is written the way module_asm
+        # writes it (a form this MLIR reads back).
+        text = self.mlir
+        lines = text.splitlines(keepends=True)
+        comments = [line for line in lines if line.startswith("//")]
+        with self.module.context:
+            reparsed = ir.Module.parse(text)
+        return "".join(comments) + reparsed.operation.get_asm(print_generic_op_form=True,
+                                                              large_elements_limit=None)
 
     @property
     def flatbuffer(self) -> bytes:
@@ -113,11 +136,12 @@ class CompiledModel:
                              memory_mode=memory_mode, name=self.name)
 
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
-        """Writes NAME.tosa and NAME.mlir (creating `directory` if needed); neither is left
-        half-written on failure (see `serialize.write_output`)."""
+        """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
+        tools of other LLVM generations such as IREE read), creating `directory` if
+        needed; neither is left half-written on failure (see `serialize.write_output`)."""
         name = name or self.name
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        flatbuffer, text = self.flatbuffer, self.mlir.encode()  # both fail before any write
+        flatbuffer, text = self.flatbuffer, self.generic_mlir.encode()  # both fail before any write
         serialize.make_output_dir(directory)
         serialize.write_output(flatbuffer, tosa_path)
         serialize.write_output(text, mlir_path)
