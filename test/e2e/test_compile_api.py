@@ -136,3 +136,13 @@ def test_compile_api_unknown_target_is_named():
     with pytest.raises(Torch2TosaError, match="unknown target 'tosa-fancy'; targets: tosa-fp, "
                                               "tosa-int, ethos-u55-128, ethos-u85-256"):
         torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="tosa-fancy")
+
+
+@pytest.mark.parametrize("name", ["../escape", "sub/x", ".", ".."])
+def test_compile_api_save_name_is_a_file_name(tmp_path, name):
+    compiled = torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),))
+    out = tmp_path / "a" / "out"
+    with pytest.raises(Torch2TosaError, match=f"output name '{name}' (contains a path separator|"
+                                              f"is only dots)"):
+        compiled.save(out, name)
+    assert list(tmp_path.rglob("*")) == []
