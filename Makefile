@@ -13,14 +13,24 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 # pip's --find-links picks up a local torch wheel where the machine provides one.
+# pip prints each package as it downloads and installs it: a fresh set-up fetches torch,
+# torch-mlir, tosa-tools, Vela and IREE and takes minutes, so it is not run --quiet.
 $(STAMP): pyproject.toml
+	@echo "== setup 1/3: creating the virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "== setup 2/3: upgrading pip"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,ethos-u]'
+	@echo "== setup 3/3: installing torch2tosa with its pinned dependencies (several minutes on a fresh machine)"
+	$(PY) -m pip install -e '.[test,ethos-u,iree]'
 	touch $(STAMP)
+	@echo "== setup done: the commands (torch2tosa-compile, torch2tosa-opt, lit, ...) are in $(VENV)/bin;"
+	@echo "   run them as $(VENV)/bin/torch2tosa-compile, or 'source $(VENV)/bin/activate' first"
 
 demo: $(STAMP)
+	@echo "== demo: compiling the bundled 2-layer bidirectional GRU and checking it on the TOSA reference model"
 	$(VENV)/bin/torch2tosa-compile gru_bidirectional -o out --check
+	@echo "== demo done: out/gru_bidirectional.tosa and out/gru_bidirectional.mlir"
+	@echo "   more: $(VENV)/bin/torch2tosa-compile --help (or 'source $(VENV)/bin/activate' to drop the $(VENV)/bin/)"
 
 lit: $(STAMP)
 	$(VENV)/bin/lit -sv test

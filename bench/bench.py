@@ -13,6 +13,11 @@ slope of total ops between sequence lengths 10 and 20, per GRU layer), .tosa
 size, compile time (export + import + pipeline), reference-model run time
 (median of repeats) and max abs error against eager PyTorch.
 
+IREE (torch2tosa.iree_cpu) is the second runtime: each compiler's module, in the
+generic op form, compiled by iree-compile for llvm-cpu (the host CPU); its static
+dispatch and executable counts, and its latency on one thread (the local-sync
+driver, median of many runs after a warm-up), with max abs error against PyTorch.
+
 The INT section (bench_int.py) quantizes the Conv1d examples (a8w8, PT2E), compiles
 them to integer TOSA and runs Vela for Ethos-U55 and Ethos-U85: op counts (RESCALE,
 TABLE, transposes), NPU/CPU ops, cycles, memory, and accuracy against the PT2E model
@@ -45,8 +50,8 @@ from torch2tosa import pipeline as pl
 from torch2tosa.examples import models
 
 import bench_int
-from harness import (TIMEOUT_S, Target, cell_error, check, failure, fmt, isolated, no_result,
-                     short_error, targets_text)
+from harness import (TIMEOUT_S, Target, cell_error, check, failure, fmt, isolated, measure_iree,
+                     no_result, short_error, targets_text)
 
 warnings.filterwarnings("ignore")
 
@@ -188,6 +193,18 @@ def transposes_after_last_conv(module) -> int | None:
     return after[:after.index("tosa.matmul")].count("tosa.transpose")
 
 
+def measure_iree_of(compiler: Compiler, model, inputs) -> dict:
+    """compiler's module through IREE (harness.measure_iree)."""
+    module = compiler(model, inputs)[0]
+    arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+    with torch.no_grad():
+        expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
+    return measure_iree(module, arrays, expected)
+
+
+IREE_TIMEOUT_S = 300  # iree-compile of torch-mlir's gru_deepfilternet (2.5k ops) is the longest
+
+
 def measure_isolated(compiler: Compiler, model, inputs, timeout: float = TIMEOUT_S) -> Measurement:
     m = isolated(measure, compiler, model, inputs, timeout=timeout)
     return m or Measurement(error=no_result(timeout))
@@ -214,8 +231,23 @@ def bench_example(example: examples.Example) -> dict:
             m.ops_per_step = isolated(ops_per_step, compiler, example)
         row[label] = asdict(m)
         progress(f"{example.name:<20} {label:<10}", m)
+        iree = (isolated(measure_iree_of, compiler, model, inputs, timeout=IREE_TIMEOUT_S)
+                or {"error": no_result(IREE_TIMEOUT_S)})
+        row[label]["iree"] = iree
+        print(f"  {example.name:<20} {label:<10} IREE: " + (iree["error"] or (
+            f"{iree['dispatches']} dispatches, {iree['executables']} executables, "
+            f"{iree['latency_s'] * 1e3:.3f}ms")), file=sys.stderr, flush=True)
     row["ratios"] = ratios(row["ours"], row["torch-mlir"])
+    row["iree_ratios"] = iree_ratios(row["ours"]["iree"], row["torch-mlir"]["iree"])
     return row
+
+
+def iree_ratios(a: dict, b: dict) -> dict:
+    def ratio(key):
+        if a.get(key) is None or not b.get(key):
+            return None
+        return a[key] / b[key]
+    return {key: ratio(key) for key in ("dispatches", "executables", "latency_s")}
 
 
 def progress(what: str, m: Measurement) -> None:
@@ -296,6 +328,14 @@ def targets(rows: list[dict], forms: list[dict]) -> list[Target]:
         out.append(check(f"{r['name']}: run time ours/torch-mlir <= {limit}",
                           r["ratios"]["run_s"], lambda v: v <= limit, "{:.2f}"))
     for r in rows:
+        ours_iree, theirs = r["ours"].get("iree", {}), r["torch-mlir"].get("iree", {})
+        both = None if ours_iree.get("error") or theirs.get("error") else (
+            ours_iree.get("dispatches"), theirs.get("dispatches"))
+        out.append(check(f"{r['name']}: IREE dispatches ours <= torch-mlir", both,
+                         lambda v: v[0] <= v[1], "{0[0]} vs {0[1]}"))
+        out.append(check(f"{r['name']}: IREE latency ours/torch-mlir <= 1.0",
+                         r.get("iree_ratios", {}).get("latency_s"), lambda v: v <= 1.0, "{:.2f}"))
+    for r in rows:
         out.append(check(f"{r['name']}: compile time ours/torch-mlir <= 1.0",
                           r["ratios"]["compile_s"], lambda v: v <= 1.0, "{:.2f}"))
     for r in rows:
@@ -346,6 +386,25 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def iree_table(rows: list[dict]) -> str:
+    lines = ["| model | compiler | dispatches | executables | copies | latency ms | max abs err |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for label in COMPILERS:
+            m = r[label].get("iree") or {"error": "not measured"}
+            if m["error"]:
+                lines.append(f"| {r['name']} | {label} | {cell_error(m['error'])} |" + " |" * 4)
+                continue
+            lines.append(f"| {r['name']} | {label} | {m['dispatches']} | {m['executables']} | "
+                         f"{m['copies']} | {fmt(m['latency_s'] and m['latency_s'] * 1e3, '{:.3f}')} | "
+                         f"{fmt(m['max_abs_error'], '{:.2g}')} |")
+        q = r.get("iree_ratios", {})
+        lines.append(f"| {r['name']} | ours/torch-mlir | {fmt(q.get('dispatches'), '{:.2f}')} | "
+                     f"{fmt(q.get('executables'), '{:.2f}')} | | "
+                     f"{fmt(q.get('latency_s'), '{:.2f}')} | |")
+    return "\n".join(lines)
+
+
 def forms_table(forms: list[dict]) -> str:
     lines = ["| steps | form | ops | .tosa bytes | compile s | run ms | max abs err | note |",
              "|---|---|---|---|---|---|---|---|"]
@@ -378,7 +437,7 @@ def environment() -> dict:
     return {"python": platform.python_version(), "machine": platform.machine(),
             "torch": md.version("torch"), "torch-mlir": md.version("torch-mlir"),
             "tosa-tools": md.version("tosa-tools"), "torchao": md.version("torchao"),
-            "ethos-u-vela": md.version("ethos-u-vela"),
+            "ethos-u-vela": md.version("ethos-u-vela"), "iree": md.version("iree-base-compiler"),
             "threads": torch.get_num_threads()}
 
 
@@ -389,7 +448,11 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path) -> str:
     if rows:
         md += [f"{setup} Ops exclude tosa.const/const_shape; "
                "ops/step is per GRU layer; run time is the TOSA reference model (median).", "",
-               table(rows), ""]
+               table(rows), "",
+               f"### IREE {env.get('iree', '')}: llvm-cpu, one thread", "",
+               "Dispatches and executables are IREE's static counts (a loop body counts once); "
+               "copies are buffer copies between dispatches; latency is the median of many "
+               "runs on the local-sync driver.", "", iree_table(rows), ""]
     else:
         md += [setup, ""]
     if forms:

@@ -92,3 +92,26 @@ def fmt(v, spec="{}"):
 
 def cell_error(error: str) -> str:
     return "FAILED: " + error.replace("|", "/").replace("\n", " ")[:120]
+
+
+# --- IREE (a second runtime) ----------------------------------------------------------------
+
+
+def measure_iree(module, arrays, expected) -> dict:
+    """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.iree_cpu):
+    static dispatches and executables, median latency on one thread, max abs error
+    against `expected`. A failure is the row's "error", not a crash."""
+    from torch2tosa import compiler, iree_cpu, reference
+
+    row = {"dispatches": None, "executables": None, "copies": None, "latency_s": None,
+           "max_abs_error": None, "error": None}
+    try:
+        vmfb, stats = iree_cpu.compile_llvm_cpu(compiler.generic_asm(module))
+        row.update(dispatches=stats.dispatches, executables=stats.executables, copies=stats.copies)
+        runner = iree_cpu.Runner(vmfb)
+        actual = runner.call("main", arrays)
+        row["max_abs_error"] = max(c.max_abs_error for c in reference.compare(actual, expected))
+        row["latency_s"] = runner.median_latency("main", arrays)
+    except Exception as e:
+        row["error"] = failure(e)
+    return row

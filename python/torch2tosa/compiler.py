@@ -16,7 +16,7 @@ from . import pipeline as pl
 from . import reference, serialize, stats
 from . import target as targets
 from .context import new_context
-from .diagnostics import Torch2TosaError
+from .diagnostics import Torch2TosaError, check_file_stem
 from .importer import import_model
 from .passes import convert_io_to_channels_last as channels_last
 from .passes.convert_io_to_integer import read_io_quantization
@@ -75,14 +75,29 @@ class CompiledModel:
     _example_inputs: tuple = ()
     target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]
     _flatbuffer: bytes | None = None
-    # rank-3 inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W.
+    # the Conv1d-layout inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W (nwc_io).
     channels_last_io: bool = False
     _float_model: Callable | None = None  # the model before quantization, if known
 
     @functools.cached_property
     def mlir(self) -> str:
-        """The TOSA MLIR text (printed on first use: it holds every weight)."""
+        """The TOSA MLIR text in the readable custom op form (printed on first use: it holds
+        every weight). Only parsers of the same MLIR generation read it back: see
+        `generic_mlir` for the portable text that `save` writes."""
         return serialize.module_asm(self.module)
+
+    @functools.cached_property
+    def generic_mlir(self) -> str:
+        """The same module in MLIR's generic op form, `%0 = "tosa.add"(%a, %b) : (...) -> ...`,
+        which is what `save` writes to NAME.mlir.
+
+        The custom form of an op changes between MLIR generations (this one prints
+        `tosa.const_shape {values = ...}`, newer ones `values(...)`), so a consumer built
+        on another LLVM (IREE's iree-compile, another tosa-opt) rejects it; the generic
+        form only names the op, its operands, properties, attributes and types, which
+        every generation that has the op reads. `torch2tosa-opt NAME.mlir` prints it back
+        in the custom form."""
+        return generic_asm(self.module, self.mlir)
 
     @property
     def flatbuffer(self) -> bytes:
@@ -113,23 +128,42 @@ class CompiledModel:
                              memory_mode=memory_mode, name=self.name)
 
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
-        """Writes NAME.tosa and NAME.mlir (creating `directory` if needed); neither is left
-        half-written on failure (see `serialize.write_output`)."""
-        name = name or self.name
+        """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
+        tools of other LLVM generations such as IREE read), creating `directory` if
+        needed; neither is left half-written on failure (see `serialize.write_output`)."""
+        name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        flatbuffer, text = self.flatbuffer, self.mlir.encode()  # both fail before any write
+        flatbuffer, text = self.flatbuffer, self.generic_mlir.encode()  # both fail before any write
         serialize.make_output_dir(directory)
         serialize.write_output(flatbuffer, tosa_path)
         serialize.write_output(text, mlir_path)
         return tosa_path, mlir_path
 
-    def graph_layout(self, tensors: Sequence) -> list:
-        """PyTorch-side tensors (model inputs or outputs) in the graph's layout."""
+    @functools.cached_property
+    def nwc_io(self) -> tuple[frozenset[int], frozenset[int]]:
+        """(inputs, outputs): which tensor inputs and outputs of the graph are N,W,C where
+        PyTorch's are N,C,W (`channels_last_io`: the Conv1d-layout ones only)."""
         if not self.channels_last_io:
+            return frozenset(), frozenset()
+        func = next(op.operation for op in self.module.body.operations
+                    if op.operation.name == "func.func")
+        attrs = func.attributes
+        return tuple(frozenset(ir.DenseI64ArrayAttr(attrs[key])) if key in attrs else frozenset()
+                     for key in (channels_last.NWC_INPUTS, channels_last.NWC_RESULTS))
+
+    def graph_layout(self, tensors: Sequence, *, outputs: bool = False) -> list:
+        """PyTorch-side model inputs (or `outputs`) in the graph's layout: with
+        `channels_last_io`, the ones `nwc_io` names are permuted N,C,W -> N,W,C."""
+        nwc = self.nwc_io[1 if outputs else 0]
+        if not nwc:
             return list(tensors)
-        return [t.permute(*channels_last.PERMUTATION)
-                if isinstance(t, torch.Tensor) and t.dim() == channels_last.RANK else t
-                for t in tensors]
+        laid_out, index = [], 0
+        for t in tensors:
+            if isinstance(t, torch.Tensor):
+                t = t.permute(*channels_last.PERMUTATION) if index in nwc else t
+                index += 1
+            laid_out.append(t)
+        return laid_out
 
     @functools.cached_property
     def io_quantization(self) -> tuple[list[dict | None], list[dict | None]]:
@@ -158,7 +192,7 @@ class CompiledModel:
     def _eager_outputs(self, model: Callable, inputs) -> list:
         with torch.no_grad():
             outputs = reference.flatten_tensors(model(*inputs))
-        return reference.to_numpy(self.graph_layout(outputs))
+        return reference.to_numpy(self.graph_layout(outputs, outputs=True))
 
     def check(self, *inputs: torch.Tensor, atol: float = 1e-5):
         """Compares the reference model with eager PyTorch on `inputs` (default: the examples).
@@ -182,6 +216,20 @@ class CompiledModel:
                   else self._eager_outputs(self._float_model, inputs))
         return QuantizedCheckReport(reference.compare_quantized(actual, expected, out_specs,
                                                                 floats))
+
+
+def generic_asm(module: ir.Module, custom_asm: str | None = None) -> str:
+    """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`).
+
+    It is reparsed from `serialize.module_asm` (or `custom_asm`, that text already
+    printed), so the target environment is written the way module_asm writes it, in a
+    form MLIR reads back; module_asm's leading `//` comment lines are kept."""
+    text = serialize.module_asm(module) if custom_asm is None else custom_asm
+    comments = [line for line in text.splitlines(keepends=True) if line.startswith("//")]
+    with module.context:
+        reparsed = ir.Module.parse(text)
+    return "".join(comments) + reparsed.operation.get_asm(print_generic_op_form=True,
+                                                          large_elements_limit=None)
 
 
 def example_input_tuple(example_inputs, what: str = "example inputs") -> tuple:
@@ -251,8 +299,10 @@ def compile(
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU/LSTM/RNN layer, needs
               EXT-CONTROLFLOW). Applies to every recurrent op.
-    channels_last_io: rank-3 inputs and outputs of the graph are N,W,C instead of PyTorch's
-              N,C,W (`check` permutes for you; `run_reference` takes the graph's layout).
+    channels_last_io: inputs and outputs in the Conv1d layout (N,C,W: ones that reach or come
+              from a Conv1d through elementwise ops) are N,W,C in the graph; others (a
+              GRU's h0/h_n, a linear's output) keep PyTorch's layout. `check` permutes
+              for you; `run_reference` takes the graph's layout (`nwc_io` says which).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
     """
     _check_model(model)

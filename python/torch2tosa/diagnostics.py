@@ -39,6 +39,21 @@ class Torch2TosaError(Exception):
     """A user-facing error: the message is complete and needs no traceback."""
 
 
+def check_file_stem(name: str) -> str:
+    """`name` if it can be the stem of an output file (NAME.tosa, NAME.mlir) inside the
+    output directory: not empty, no path separator (`../x` would write outside it), not only
+    dots (`.` would write `..tosa`); else a Torch2TosaError saying why."""
+    separators = [s for s in (os.sep, os.altsep, "/") if s]
+    if not name:
+        raise Torch2TosaError("output name is empty")
+    if any(s in name for s in separators):
+        raise Torch2TosaError(f"output name '{name}' contains a path separator: it is a file "
+                              f"name; the directory is given apart (-o, or save's directory)")
+    if name.strip(".") == "":
+        raise Torch2TosaError(f"output name '{name}' is only dots: give the files a name")
+    return name
+
+
 class UnsupportedError(Torch2TosaError):
     """An input we cannot lower; raised inside patterns, reported as a diagnostic."""
 

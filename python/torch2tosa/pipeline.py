@@ -193,7 +193,7 @@ class PipelineOptions:
 
     gru_form: str = "unrolled"
     validate: bool = True
-    # rank-3 inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
+    # Conv1d-layout inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
     channels_last_io: bool = False
     target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]
     # the graph carries int16 activations (a16w8): EXT-INT16

@@ -48,7 +48,7 @@ def test_cli_compile_example_with_check(tmp_path):
     result = run("gru", "-o", str(tmp_path), "--check")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "gru.tosa").stat().st_size > 0
-    assert "func.func @main" in (tmp_path / "gru.mlir").read_text()
+    assert 'sym_name = "main"' in (tmp_path / "gru.mlir").read_text()  # generic op form
     assert "tosa-validate passed (TOSA 1.0, FP profile, level 8K)" in result.stdout
     assert re.search(r"output 0 \[1, 20, 32\]: max abs error \S+, .*\[ok, atol 1e-05\]",
                      result.stdout)
@@ -159,8 +159,8 @@ def test_cli_factory_lone_tensor_is_one_input(tmp_path):
     model_file.write_text(GRU_MODEL.replace("(torch.randn(1, 6, 4),)", "torch.randn(1, 6, 4)"))
     result = run(f"{model_file}:make_model", "-o", str(tmp_path), "--quiet", "--check")
     assert result.returncode == 0, result.stderr
-    assert "func.func @main(%arg0: tensor<1x6x4xf32>) -> (tensor<1x6x8xf32>, tensor<1x1x8xf32>)" \
-        in (tmp_path / "lone.mlir").read_text()
+    assert ('"func.func"() <{function_type = (tensor<1x6x4xf32>) -> (tensor<1x6x8xf32>, '
+            'tensor<1x1x8xf32>), sym_name = "main"}>') in (tmp_path / "lone.mlir").read_text()
 
 
 def test_cli_failed_check_keeps_outputs_and_says_so(tmp_path):
@@ -294,3 +294,88 @@ def test_opt_does_not_import_torch():
     code = probe.replace("sys.argv_tool", repr(str(REPO / "tools" / "torch2tosa-opt")))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().splitlines()[-1] == "False", result.stderr
+
+
+def test_cli_model_file_imports_a_module_beside_it(tmp_path):
+    """As `python file.py` would: the model file's folder is on the import path."""
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "gru_helpers.py").write_text("import torch\n\ndef make_gru():\n"
+                                           "    return torch.nn.GRU(4, 8, batch_first=True)\n")
+    (models / "uses_helper.py").write_text(
+        "import torch\nfrom gru_helpers import make_gru\n\n"
+        "def make_model():\n    return make_gru(), (torch.randn(1, 3, 4),)\n")
+    # Run from elsewhere: the folder must come from the file's path, not the working directory.
+    result = run(f"{models / 'uses_helper.py'}:make_model", "-o", str(tmp_path / "out"),
+                 "--quiet", "--check", cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["uses_helper.mlir",
+                                                                    "uses_helper.tosa"]
+
+
+@pytest.mark.parametrize("value,problem", [("nan", "must be a finite number >= 0, got 'nan'"),
+                                           ("-1", "must be a finite number >= 0, got '-1'"),
+                                           ("inf", "must be a finite number >= 0, got 'inf'"),
+                                           ("1e-3x", "'1e-3x' is not a number")])
+def test_cli_atol_must_be_a_finite_non_negative_number(tmp_path, value, problem):
+    result = run("gru", "-o", str(tmp_path / "out"), "--check", "--atol", value)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == f"torch2tosa-compile: error: argument --atol: {problem}"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name,problem", [
+    ("../x", "contains a path separator: it is a file name; the directory is given apart "
+             "(-o, or save's directory)"),
+    ("sub/x", "contains a path separator"),
+    (".", "is only dots: give the files a name"),
+    ("..", "is only dots: give the files a name"),
+])
+def test_cli_name_is_a_file_name_inside_the_output_dir(tmp_path, name, problem):
+    out = tmp_path / "a" / "out"
+    result = run("gru", "-o", str(out), "--name", name)
+    assert (result.returncode, result.stdout) == (2, "")
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(f"torch2tosa-compile: error: argument --name: output name '{name}' "
+                           f"{problem}"), last
+    assert list(tmp_path.rglob("*")) == []  # nothing written, not even the output directory
+
+
+def test_cli_without_a_model_lists_the_examples_and_succeeds():
+    result = run()
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("usage: torch2tosa-compile MODEL")
+    assert any(line.split()[0] == "gru_bidirectional" for line in lines[2:])
+    assert run("--list-examples").stdout == result.stdout
+
+
+# The error paths that must not wait for torch (seconds to import): argument errors and a
+# missing model file. Each runs the tool in-process and reports whether torch was imported.
+FAST_ERRORS = {
+    "missing file": (["no_such_file.py:make_model"],
+                     "torch2tosa-compile: error: model file 'no_such_file.py' does not exist"),
+    "bad flag": (["gru", "--no-such-flag"],
+                 "torch2tosa-compile: error: unrecognized arguments: --no-such-flag"),
+    "bad atol": (["gru", "--atol", "nan"], "argument --atol: must be a finite number >= 0"),
+    "bad name": (["gru", "--name", "../x"], "argument --name: output name '../x' contains"),
+    "bad target": (["gru", "--target", "gpu"], "argument --target: invalid choice: 'gpu'"),
+}
+
+
+@pytest.mark.parametrize("case", FAST_ERRORS)
+def test_cli_trivial_errors_are_reported_without_importing_torch(tmp_path, case):
+    argv, message = FAST_ERRORS[case]
+    probe = ("import sys, runpy\n"
+             f"sys.argv = ['torch2tosa-compile', *{argv!r}, '-o', {str(tmp_path / 'out')!r}]\n"
+             "try:\n"
+             f"    runpy.run_path({str(REPO / 'tools' / 'torch2tosa-compile')!r}, run_name='__main__')\n"
+             "except SystemExit as e:\n"
+             "    print('exit', e.code)\n"
+             "print('torch imported:', 'torch' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert message in result.stderr
+    assert result.stdout.splitlines()[-2:] in (["exit 1", "torch imported: False"],
+                                               ["exit 2", "torch imported: False"]), result.stdout
+    assert not (tmp_path / "out").exists()

@@ -147,3 +147,13 @@ def test_compile_api_check_with_wrong_number_of_inputs_is_named():
     with pytest.raises(Torch2TosaError, match=r"takes 1 input tensor\(s\), got 2"):
         compiled.run_reference(x, x)
     assert compiled.check(x).ok
+
+
+@pytest.mark.parametrize("name", ["../escape", "sub/x", ".", ".."])
+def test_compile_api_save_name_is_a_file_name(tmp_path, name):
+    compiled = torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),))
+    out = tmp_path / "a" / "out"
+    with pytest.raises(Torch2TosaError, match=f"output name '{name}' (contains a path separator|"
+                                              f"is only dots)"):
+        compiled.save(out, name)
+    assert list(tmp_path.rglob("*")) == []

@@ -46,7 +46,7 @@ def test_serialize_save_writes_both_files(tmp_path):
     compiled = torch2tosa.compile(torch.nn.Linear(3, 2), (torch.randn(1, 3),), name="head")
     tosa_path, mlir_path = compiled.save(tmp_path)
     assert tosa_path.read_bytes() == compiled.flatbuffer
-    assert mlir_path.read_text() == compiled.mlir
+    assert mlir_path.read_text() == compiled.generic_mlir  # the portable form (test_iree.py)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["head.mlir", "head.tosa"]
 
 

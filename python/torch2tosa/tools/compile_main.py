@@ -14,45 +14,69 @@ example is quantized first (--scheme, with its calibration inputs); a model from
 must already be quantized. For an Ethos-U target, Vela then compiles the .tosa and its
 summary is printed (--system-config and --memory-mode override Arm's defaults).
 
-Exit status: 0 success, 1 error or a failed --check (NAME.tosa and NAME.mlir are kept
-for inspection), 2 usage error, 130 interrupted (no output file is left half-written).
+A model file runs as `python file.py` would run it: its folder comes first on the import
+path, so it can import a module beside it.
+
+NAME.mlir is in MLIR's generic op form, which MLIR tools built on other LLVM generations
+(IREE's iree-compile, another tosa-opt) read; `torch2tosa-opt NAME.mlir` prints it in the
+readable custom form.
+
+Exit status: 0 success (also --list-examples, and no MODEL at all, which lists the
+examples), 1 error or a failed --check (NAME.tosa and NAME.mlir are kept for inspection),
+2 usage error, 130 interrupted (no output file is left half-written).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import sys
 import time
 from pathlib import Path
 
-import torch
-
-from .. import examples
+# Only what parsing and checking the command line needs: torch (seconds to import) and the
+# compiler are imported once the arguments are known to be good (see `run`).
 from .. import target as targets
-from ..compiler import CompiledModel, compile
-from ..diagnostics import Torch2TosaError
+from ..diagnostics import Torch2TosaError, check_file_stem
 from ..serialize import check_output_dir
 from ..passes.decompose_gru import GRU_FORMS
-from ..stats import compute_ops
 
 
 FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
 
 
+def model_file(spec: str) -> tuple[str, str] | None:
+    """(path, factory) of a `file.py:factory` spec whose file exists; None for anything
+    else (an example name, or an unknown one). Needs no torch: a missing file is reported
+    at once."""
+    path, sep, factory = spec.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        return None
+    if not Path(path).is_file():
+        raise Torch2TosaError(f"model file '{path}' does not exist")
+    return path, factory
+
+
 def load_model(spec: str):
     """(name, model, example_inputs) for an example name or `file.py:factory`."""
+    from .. import examples
+
     if spec in examples.EXAMPLES:
         model, inputs = examples.get(spec).build()
         return spec, model, inputs
-    path, sep, factory = spec.rpartition(":")
-    if not sep or not path.endswith(".py"):
+    found = model_file(spec)
+    if found is None:
         raise Torch2TosaError(f"unknown model '{spec}': expected an example name "
                               f"({', '.join(examples.EXAMPLES)}) or path/to/file.py:factory")
-    if not Path(path).is_file():
-        raise Torch2TosaError(f"model file '{path}' does not exist")
+    path, factory = found
     module_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
     module = importlib.util.module_from_spec(module_spec)
+    # As `python file.py` does: the file's folder first on the import path, so that it can
+    # import a helper module beside it (it stays there: a factory may import lazily).
+    folder = str(Path(path).resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     try:
         module_spec.loader.exec_module(module)
     except Exception as e:
@@ -67,9 +91,11 @@ def load_model(spec: str):
     return Path(path).stem, model, inputs
 
 
-def factory_result(spec: str, result) -> tuple[torch.nn.Module, tuple]:
+def factory_result(spec: str, result) -> tuple:
     """(model, example inputs) from what a factory returned; a lone tensor is a 1-tuple
     (iterating it would split it into rows)."""
+    import torch
+
     if isinstance(result, (tuple, list)) and len(result) == 2:
         model, inputs = result
         if isinstance(inputs, torch.Tensor):
@@ -84,7 +110,9 @@ def factory_result(spec: str, result) -> tuple[torch.nn.Module, tuple]:
     raise Torch2TosaError(f"{spec}: {FACTORY_CONTRACT}, got {got}")
 
 
-def summary(compiled: CompiledModel, tosa_path: Path, report=None, vela=None) -> str:
+def summary(compiled, tosa_path: Path, report=None, vela=None) -> str:
+    from ..stats import compute_ops
+
     counts = compiled.op_counts()
     lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants excluded), "
              f"{tosa_path.stat().st_size} bytes -> {tosa_path}",
@@ -124,20 +152,42 @@ def check_lines(report) -> list[str]:
     return lines
 
 
+def tolerance(text: str) -> float:
+    """--atol: a finite number >= 0 (nan would pass every comparison, a negative none)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got '{text}'")
+    return value
+
+
+def file_stem(text: str) -> str:
+    """--name: the stem of NAME.tosa and NAME.mlir, which go inside -o."""
+    try:
+        return check_file_stem(text)
+    except Torch2TosaError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="torch2tosa-compile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", nargs="?", help="example name or path/to/file.py:factory")
     parser.add_argument("-o", "--output-dir", default=".", help="where NAME.tosa and NAME.mlir go")
-    parser.add_argument("--name", help="output file stem (default: the example or file name)")
+    parser.add_argument("--name", type=file_stem,
+                        help="output file stem, no directory (default: the example or file name)")
     parser.add_argument("--check", action="store_true",
                         help="run the .tosa on the TOSA reference model and compare with PyTorch")
-    parser.add_argument("--atol", type=float, default=1e-5, help="max abs error for --check")
+    parser.add_argument("--atol", type=tolerance, default=1e-5,
+                        help="max abs error for --check (a finite number >= 0)")
     parser.add_argument("--gru-form", choices=GRU_FORMS, default="unrolled",
                         help="GRU/LSTM/RNN lowering: unrolled timesteps, or one tosa.while_loop per layer")
     parser.add_argument("--channels-last-io", action="store_true",
-                        help="rank-3 model inputs and outputs are N,W,C instead of N,C,W "
-                             "(removes the boundary transposes of Conv1d models)")
+                        help="model inputs and outputs in the Conv1d layout are N,W,C instead of "
+                             "N,C,W (removes the boundary transposes of Conv1d models; a GRU's "
+                             "inputs and states keep their layout)")
     parser.add_argument("--target", choices=list(targets.TARGETS), default=targets.DEFAULT_TARGET,
                         help="TOSA profile or Ethos-U NPU to compile for (default: tosa-fp)")
     parser.add_argument("--scheme", choices=("a8w8", "a16w8"), default="a8w8",
@@ -149,20 +199,33 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def list_examples() -> None:
+    from .. import examples
+
+    print("usage: torch2tosa-compile MODEL [-o DIR] [--check] ...  (--help for every option)\n"
+          "MODEL is path/to/file.py:factory or one of the bundled examples:")
+    for e in examples.EXAMPLES.values():
+        print(f"  {e.name:<24} {e.description}")
+
+
 def run(argv) -> int:
     args = parse_args(argv)
     if args.list_examples or not args.model:
-        for e in examples.EXAMPLES.values():
-            print(f"  {e.name:<24} {e.description}")
-        return 0 if args.list_examples else 2
+        list_examples()
+        return 0
 
     def progress(stage: str, seconds: float):
         if not args.quiet:
             print(f"[{seconds:7.2f}s] {stage}", file=sys.stderr, flush=True)
 
     try:
+        # Everything that needs no torch first, so such errors are reported at once.
         check_output_dir(args.output_dir)  # before a compile that can take minutes
         target = targets.get(args.target)
+        model_file(args.model)
+        from .. import examples
+        from ..compiler import compile
+
         name, model, inputs = load_model(args.model)
         name = args.name or name
         if target.is_int and args.model in examples.EXAMPLES:
@@ -191,6 +254,7 @@ def run(argv) -> int:
 
 
 def quantize_example(spec: str, model, inputs: tuple, scheme: str, progress):
+    from .. import examples
     from ..quantization import quantize  # torchao is imported only for INT targets
 
     start = time.perf_counter()

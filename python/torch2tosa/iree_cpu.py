@@ -1,0 +1,105 @@
+"""IREE on the CPU: a second consumer of the `.mlir` torch2tosa writes (optional dependency).
+
+IREE (`iree-base-compiler` / `iree-base-runtime` 3.13.0, the `iree` extra) is built on
+another LLVM generation than torch-mlir, so it reads our modules only in MLIR's generic
+op form (`CompiledModel.generic_mlir`, what `save` writes to NAME.mlir). Its TOSA input
+pipeline lowers them to linalg, fuses them into dispatches and compiles those for the
+host CPU:
+
+    vmfb, stats = compile_llvm_cpu(compiled.generic_mlir)
+    outputs = Runner(vmfb).call("main", arrays)      # one thread (the local-sync driver)
+
+`Statistics.dispatches` is IREE's static count of dispatch ops in the program (a loop
+body counts once, whatever its trip count); `executables` the distinct kernels they
+run (identical dispatches share one).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .diagnostics import Torch2TosaError
+
+IREE_VERSION = "3.13.0"
+INSTALL_HINT = (f"pip install 'torch2tosa[iree]'  (or: pip install iree-base-compiler=={IREE_VERSION} "
+                f"iree-base-runtime=={IREE_VERSION})")
+# The host's own CPU features: without a target CPU IREE compiles for a generic x86-64/aarch64.
+COMPILE_FLAGS = ("--iree-llvmcpu-target-cpu=host",)
+# The synchronous CPU driver runs every dispatch inline on the calling thread: one thread.
+DRIVER = "local-sync"
+
+
+class IreeError(Torch2TosaError):
+    pass
+
+
+@dataclass(frozen=True)
+class Statistics:
+    dispatches: int  # dispatch ops in the program (static)
+    executables: int  # distinct kernels
+    copies: int  # buffer-to-buffer copies (DMA) between dispatches
+
+
+def _compiler():
+    try:
+        import iree.compiler
+    except ImportError:
+        raise IreeError(f"IREE is not installed: {INSTALL_HINT}") from None
+    return iree.compiler
+
+
+def compile_llvm_cpu(mlir_text: str) -> tuple[bytes, Statistics]:
+    """Compiles TOSA MLIR (generic op form) for the host CPU: the VM flatbuffer and its
+    dispatch statistics. An IREE failure is an IreeError with IREE's diagnostics."""
+    compiler = _compiler()
+    with tempfile.TemporaryDirectory(prefix="torch2tosa-iree-") as tmp:
+        stats_path = Path(tmp) / "statistics.json"
+        try:
+            vmfb = compiler.compile_str(
+                mlir_text, target_backends=["llvm-cpu"], input_type="tosa",
+                extra_args=[*COMPILE_FLAGS, "--iree-scheduling-dump-statistics-format=json",
+                            f"--iree-scheduling-dump-statistics-file={stats_path}"])
+        except compiler.CompilerToolError as e:  # its text: the tool, the code, "Diagnostics:", ...
+            diagnostics = str(e).split("Diagnostics:\n", 1)[-1].split("\n\nInvoked with:", 1)[0]
+            raise IreeError(f"iree-compile rejected the module:\n{diagnostics.strip()}") from None
+        aggregate = json.loads(stats_path.read_text())["stream-aggregate"]
+    execution = aggregate["execution"]
+    return vmfb, Statistics(dispatches=execution["dispatch-count"],
+                            executables=aggregate["executable"]["executable-count"],
+                            copies=execution["copy-count"])
+
+
+class Runner:
+    """A compiled module loaded on the synchronous CPU driver (one thread)."""
+
+    def __init__(self, vmfb: bytes):
+        import iree.runtime
+
+        self._module = iree.runtime.load_vm_flatbuffer(vmfb, driver=DRIVER)
+
+    def call(self, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        results = self._module[function](*[np.ascontiguousarray(a) for a in inputs])
+        if not isinstance(results, (tuple, list)):
+            results = [results]
+        return [np.asarray(r.to_host()) for r in results]
+
+    def median_latency(self, function: str, inputs: Sequence[np.ndarray], *,
+                       budget_s: float = 1.0, min_runs: int = 10, max_runs: int = 1000) -> float:
+        """Median seconds of one call (outputs copied to the host), after one untimed warm-up:
+        repeated until `budget_s` is spent, between `min_runs` and `max_runs` times."""
+        arrays = [np.ascontiguousarray(a) for a in inputs]
+        self.call(function, arrays)
+        times: list[float] = []
+        while len(times) < min_runs or (len(times) < max_runs and sum(times) < budget_s):
+            start = time.perf_counter()
+            self.call(function, arrays)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)

@@ -1,0 +1,123 @@
+"""IREE as a real consumer: the NAME.mlir every example saves compiles with iree-compile
+(--iree-input-type=tosa, llvm-cpu) and runs with iree.runtime like eager PyTorch.
+
+IREE 3.13 is built on another LLVM generation than torch-mlir; it reads our modules only
+in the generic op form that `CompiledModel.save` writes. To keep this within a minute, the
+saved files are compiled together: their functions are renamed from @main to @<example>
+and concatenated into one module per distinct set of module attributes (the loop form
+declares another target environment), so iree-compile runs twice instead of 26 times.
+GRU examples are built at GRU_SEQ timesteps: every timestep is the same ops, so more
+steps test nothing new and only cost compile time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import torch2tosa
+from torch2tosa import examples, iree_cpu, reference
+
+from conftest import ATOL_F32
+
+GRU_SEQ = 4
+# (example, gru_form): every example in the default (unrolled) form, and one in the loop form.
+CASES = [(name, "unrolled") for name in examples.EXAMPLES] + [("gru_bidirectional", "loop")]
+MODULE_HEAD = '"builtin.module"() ({'
+
+
+def case_id(case) -> str:
+    name, form = case
+    return name if form == "unrolled" else f"{name}_{form}"
+
+
+def build(name: str):
+    example = examples.get(name)
+    return example.build(seq=GRU_SEQ) if example.gru_layers else example.build()
+
+
+def split_module(text: str) -> tuple[str, str]:
+    """(the module's body, its closing line with the module attributes) of a saved
+    generic-form file; leading `//` comment lines are dropped."""
+    lines = [line for line in text.splitlines() if not line.startswith("//")]
+    assert lines[0] == MODULE_HEAD, f"not a generic-form module: {lines[0][:80]}"
+    assert lines[-1].startswith("}) ") and lines[-1].endswith(": () -> ()"), lines[-1][:200]
+    return "\n".join(lines[1:-1]), lines[-1]
+
+
+def as_function(body: str, name: str) -> str:
+    """The body's single function, renamed from @main to @name."""
+    assert body.count('"func.func"() <{') == 1 and body.count('sym_name = "main"') == 1
+    return body.replace('sym_name = "main"', f'sym_name = "{name}"')
+
+
+@pytest.fixture(scope="module")
+def iree_outputs(tmp_path_factory) -> dict[str, tuple[list, list] | Exception]:
+    """case id -> (IREE's outputs, eager PyTorch's), or the IreeError of its module."""
+    out = tmp_path_factory.mktemp("saved")
+    groups: dict[str, list[str]] = defaultdict(list)  # closing line -> case ids
+    functions, expected = {}, {}
+    for case in CASES:
+        name, form = case
+        model, inputs = build(name)
+        saved = torch2tosa.compile(model, inputs, name=name, gru_form=form).save(out, case_id(case))[1]
+        body, closing = split_module(saved.read_text())
+        functions[case_id(case)] = as_function(body, case_id(case))
+        groups[closing].append(case_id(case))
+        with torch.no_grad():
+            outputs = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
+        expected[case_id(case)] = (reference.to_numpy(list(inputs)), outputs)
+    results: dict[str, tuple[list, list] | Exception] = {}
+    for closing, ids in groups.items():
+        text = "\n".join([MODULE_HEAD, *(functions[i] for i in ids), closing]) + "\n"
+        try:
+            runner = iree_cpu.Runner(iree_cpu.compile_llvm_cpu(text)[0])
+        except iree_cpu.IreeError as e:
+            results.update({i: e for i in ids})
+            continue
+        for i in ids:
+            arrays, outputs = expected[i]
+            results[i] = (runner.call(i, arrays), outputs)
+    return results
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_iree_runs_saved_mlir(case, iree_outputs):
+    result = iree_outputs[case_id(case)]
+    if isinstance(result, Exception):
+        pytest.fail(f"IREE failed on the module holding {case_id(case)}: {result}")
+    actual, expected = result
+    assert len(actual) == len(expected)
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        assert a.shape == e.shape, (i, a.shape, e.shape)
+        np.testing.assert_allclose(a, e, rtol=0, atol=ATOL_F32, err_msg=f"output {i}")
+
+
+def test_iree_rejects_the_custom_form_we_do_not_save():
+    """Why save() writes the generic form: IREE's MLIR reads TOSA attributes in keyword
+    form (`values(...)`) and stops at the first tosa.const_shape of our custom form."""
+    model, inputs = build("gru")
+    compiled = torch2tosa.compile(model, inputs)
+    assert "tosa.const_shape  {values = " in compiled.mlir
+    with pytest.raises(iree_cpu.IreeError, match="custom op 'tosa.const_shape' expected 'values'"):
+        iree_cpu.compile_llvm_cpu(compiled.mlir)
+
+
+def test_generic_form_is_the_same_module(tmp_path):
+    """NAME.mlir (generic form) parses back to the module `mlir` prints (custom form)."""
+    from torch_mlir import ir
+
+    model, inputs = build("silero_vad")
+    compiled = torch2tosa.compile(model, inputs)
+    mlir_path = compiled.save(tmp_path, "vad")[1]
+    saved = mlir_path.read_text()
+    assert saved == compiled.generic_mlir
+    assert '"tosa.conv2d"(' in saved and "tosa.conv2d %" not in saved
+    with compiled.module.context:
+        reparsed = ir.Module.parse(saved)
+    body = compiled.mlir.split("\n", 1)[1] if compiled.mlir.startswith("//") else compiled.mlir
+    assert reparsed.operation.get_asm(large_elements_limit=None) == body
