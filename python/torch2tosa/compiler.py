@@ -85,6 +85,8 @@ class CompiledModel:
     _float_model: Callable | None = None  # the model before quantization, if known
     # advice from the compile, e.g. the loop form for a long unrolled recurrence
     notes: list[str] = field(default_factory=list)
+    # the translator started during validation (compile(serialize_during_validation=True))
+    _pending_flatbuffer: serialize.PendingFlatbuffer | None = None
 
     @functools.cached_property
     def mlir(self) -> str:
@@ -95,7 +97,9 @@ class CompiledModel:
     def flatbuffer(self) -> bytes:
         if self._flatbuffer is None:
             start = time.perf_counter()
-            self._flatbuffer = serialize.to_flatbuffer(self.module)
+            pending = self._pending_flatbuffer or serialize.PendingFlatbuffer(self.module)
+            self._pending_flatbuffer = None
+            self._flatbuffer = pending.result()
             self.timings.append(("serialize", time.perf_counter() - start))
         return self._flatbuffer
 
@@ -242,6 +246,7 @@ def compile(
     channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
     progress: progress_.Progress | ProgressFn | None = None,
+    serialize_during_validation: bool = False,
 ) -> CompiledModel:
     """Compiles `model` to TOSA. The model is never changed (not even switched to eval
     mode: a model whose results depend on training mode is rejected with an error).
@@ -259,6 +264,9 @@ def compile(
     progress: a function `(stage, seconds)` called after each stage, or a
               `torch2tosa.progress.Progress` (start, "still running", finish with op
               counts, and notes such as the loop-form suggestion; see progress.py).
+    serialize_during_validation: start the `.tosa` translator (a separate process) when
+              the pipeline reaches validation, so the two run at the same time; for
+              callers that will save the model. The bytes are the same.
     """
     _check_model(model)
     if gru_form not in GRU_FORMS:
@@ -280,13 +288,31 @@ def compile(
         module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
     if pipeline is None and tosa_target.is_int and _has_int16_values(module):
         steps = pl.default_pipeline(dataclasses.replace(options, int16=True))
+    transform, validation = (_split_validation(steps) if serialize_during_validation
+                             else (steps, []))
+    pending = None
     with context:
-        pl.run_pipeline(module, steps, name=name, progress=reporter)
+        pl.run_pipeline(module, transform, name=name, progress=reporter)
+        if validation:
+            pending = serialize.PendingFlatbuffer(module)
+            try:
+                pl.run_pipeline(module, validation, name=name, progress=reporter)
+            except BaseException:
+                pending.cancel()
+                raise
     return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
                          channels_last_io=channels_last_io, target=tosa_target,
                          _float_model=getattr(model, "meta", {}).get(FLOAT_MODEL_META),
-                         notes=reporter.notes)
+                         notes=reporter.notes, _pending_flatbuffer=pending)
+
+
+def _split_validation(steps: list[str]) -> tuple[list[str], list[str]]:
+    """(steps, []) or (the steps before the trailing target/validation steps, those)."""
+    start = len(steps)
+    while start > 0 and steps[start - 1].startswith(pl.VALIDATION_PASSES):
+        start -= 1
+    return steps[:start], steps[start:]
 
 
 def loop_form_note(unrolled_ops: int) -> str:

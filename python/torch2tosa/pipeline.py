@@ -218,6 +218,9 @@ TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
 CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 
+# The validation steps at the end of the default pipeline: they do not change the IR.
+VALIDATION_PASSES = ("tosa-attach-target", "tosa-validate")
+
 # gru_form applies to every recurrent op.
 RECURRENT_PASSES = ("decompose-gru", "decompose-lstm", "decompose-rnn")
 

@@ -170,7 +170,8 @@ def run(argv) -> int:
             with stage(progress, f"quantize ({args.scheme})"):
                 model = quantize_example(args.model, model, inputs, args.scheme)
         compiled = compile(model, inputs, name=name, target=target, gru_form=args.gru_form,
-                           channels_last_io=args.channels_last_io, progress=progress)
+                           channels_last_io=args.channels_last_io, progress=progress,
+                           serialize_during_validation=True)
         with stage(progress, "serialize"):
             tosa_path, _ = compiled.save(args.output_dir, name)
         report = None
