@@ -281,7 +281,7 @@ def compile(
     options = pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
                                  target=tosa_target)
     steps = list(pipeline) if pipeline is not None else pl.default_pipeline(options)
-    reporter = _Recorder(progress_.as_progress(progress))
+    reporter = _Recorder(progress_.as_progress(progress), steps)
 
     context = new_context()
     with progress_.stage(reporter, "import"):
@@ -325,14 +325,20 @@ class _Recorder(progress_.Progress):
     """Forwards stage events to the user's Progress, records (stage, seconds) for
     `CompiledModel.timings`, and watches the recurrent passes' unrolled op count."""
 
-    def __init__(self, user: progress_.Progress):
+    def __init__(self, user: progress_.Progress, steps: Sequence[str]):
         self.user = user
         self.heartbeat = user.heartbeat
-        self.count_ops = True  # the unrolled-ops note needs counts around recurrent passes
         self.timings: list[tuple[str, float]] = []
         self.notes: list[str] = []
         self._ops_before_recurrence: int | None = None
         self._unrolled_ops = 0
+        self._recurrent_to_come = {s for s in steps if s.partition("{")[0] in RECURRENT_PASSES}
+
+    @property
+    def count_ops(self) -> bool:
+        # The note needs counts up to the recurrent passes (cheap: the torch-level module is
+        # small until they unroll it); after them, only if the user asked.
+        return self.user.count_ops or bool(self._recurrent_to_come)
 
     def started(self, stage: str) -> None:
         self.user.started(stage)
@@ -342,7 +348,8 @@ class _Recorder(progress_.Progress):
 
     def finished(self, stage: str, seconds: float, ops: int | None) -> None:
         self.timings.append((stage, seconds))
-        self.user.finished(stage, seconds, ops)
+        self.user.finished(stage, seconds, ops if self.user.count_ops else None)
+        self._recurrent_to_come.discard(stage)
         if ops is None:
             return
         if _is_unrolled_recurrence(stage):
