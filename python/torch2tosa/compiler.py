@@ -13,6 +13,7 @@ import torch
 from torch_mlir import ir
 
 from . import pipeline as pl
+from . import progress as progress_
 from . import reference, serialize, stats
 from . import target as targets
 from .context import new_context
@@ -21,9 +22,13 @@ from .importer import import_model
 from .passes import convert_io_to_channels_last as channels_last
 from .passes.convert_io_to_integer import read_io_quantization
 from .passes.decompose_gru import GRU_FORMS
+from .pipeline import RECURRENT_PASSES
 
-# progress(stage, seconds): called after each stage (import, each pass, validation, ...).
-ProgressFn = Callable[[str, float], None]
+# progress(stage, seconds): called after each stage (import, each pass, validation, ...);
+# a `progress.Progress` also hears each stage's start and "still running".
+ProgressFn = progress_.ProgressFn
+# An unrolled recurrence that adds more ops than this gets a note suggesting the loop form.
+UNROLLED_OPS_NOTE = 4000
 # torch2tosa.quantize keeps the float model here, on the quantized GraphModule's meta, so
 # that check() can measure the quantization error against it.
 FLOAT_MODEL_META = "torch2tosa_float_model"
@@ -78,6 +83,10 @@ class CompiledModel:
     # the Conv1d-layout inputs/outputs of the graph are N,W,C; PyTorch's are N,C,W (nwc_io).
     channels_last_io: bool = False
     _float_model: Callable | None = None  # the model before quantization, if known
+    # advice from the compile, e.g. the loop form for a long unrolled recurrence
+    notes: list[str] = field(default_factory=list)
+    # the translator started during validation (compile(serialize_during_validation=True))
+    _pending_flatbuffer: serialize.PendingFlatbuffer | None = None
 
     @functools.cached_property
     def mlir(self) -> str:
@@ -103,7 +112,9 @@ class CompiledModel:
     def flatbuffer(self) -> bytes:
         if self._flatbuffer is None:
             start = time.perf_counter()
-            self._flatbuffer = serialize.to_flatbuffer(self.module)
+            pending = self._pending_flatbuffer or serialize.PendingFlatbuffer(self.module)
+            self._pending_flatbuffer = None
+            self._flatbuffer = pending.result()
             self.timings.append(("serialize", time.perf_counter() - start))
         return self._flatbuffer
 
@@ -287,7 +298,8 @@ def compile(
     gru_form: str = "unrolled",
     channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
-    progress: ProgressFn | None = None,
+    progress: progress_.Progress | ProgressFn | None = None,
+    serialize_during_validation: bool = False,
 ) -> CompiledModel:
     """Compiles `model` to TOSA. The model is never changed (not even switched to eval
     mode: a model whose results depend on training mode is rejected with an error).
@@ -304,6 +316,12 @@ def compile(
               GRU's h0/h_n, a linear's output) keep PyTorch's layout. `check` permutes
               for you; `run_reference` takes the graph's layout (`nwc_io` says which).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
+    progress: a function `(stage, seconds)` called after each stage, or a
+              `torch2tosa.progress.Progress` (start, "still running", finish with op
+              counts, and notes such as the loop-form suggestion; see progress.py).
+    serialize_during_validation: start the `.tosa` translator (a separate process) when
+              the pipeline reaches validation, so the two run at the same time; for
+              callers that will save the model. The bytes are the same.
     """
     _check_model(model)
     if gru_form not in GRU_FORMS:
@@ -318,22 +336,89 @@ def compile(
     options = pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
                                  target=tosa_target)
     steps = list(pipeline) if pipeline is not None else pl.default_pipeline(options)
-    timings: list[tuple[str, float]] = []
-
-    def record(stage: str, seconds: float):
-        timings.append((stage, seconds))
-        if progress is not None:
-            progress(stage, seconds)
+    reporter = _Recorder(progress_.as_progress(progress), steps)
 
     context = new_context()
-    start = time.perf_counter()
-    module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
-    record("import", time.perf_counter() - start)
+    with progress_.stage(reporter, "import"):
+        module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
     if pipeline is None and tosa_target.is_int and _has_int16_values(module):
         steps = pl.default_pipeline(dataclasses.replace(options, int16=True))
+    transform, validation = (_split_validation(steps) if serialize_during_validation
+                             else (steps, []))
+    pending = None
     with context:
-        pl.run_pipeline(module, steps, name=name, on_stage=record)
-    return CompiledModel(name=name, module=module, pipeline=steps, timings=timings,
+        pl.run_pipeline(module, transform, name=name, progress=reporter)
+        if validation:
+            pending = serialize.PendingFlatbuffer(module)
+            try:
+                pl.run_pipeline(module, validation, name=name, progress=reporter)
+            except BaseException:
+                pending.cancel()
+                raise
+    return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
                          channels_last_io=channels_last_io, target=tosa_target,
-                         _float_model=getattr(model, "meta", {}).get(FLOAT_MODEL_META))
+                         _float_model=getattr(model, "meta", {}).get(FLOAT_MODEL_META),
+                         notes=reporter.notes, _pending_flatbuffer=pending)
+
+
+def _split_validation(steps: list[str]) -> tuple[list[str], list[str]]:
+    """(steps, []) or (the steps before the trailing target/validation steps, those)."""
+    start = len(steps)
+    while start > 0 and steps[start - 1].startswith(pl.VALIDATION_PASSES):
+        start -= 1
+    return steps[:start], steps[start:]
+
+
+def loop_form_note(unrolled_ops: int) -> str:
+    return (f"the unrolled recurrences take {unrolled_ops} ops; for long sequences, "
+            f"gru_form='loop' (torch2tosa-compile --gru-form loop) compiles much faster, "
+            f"with one tosa.while_loop per layer (needs EXT-CONTROLFLOW)")
+
+
+class _Recorder(progress_.Progress):
+    """Forwards stage events to the user's Progress, records (stage, seconds) for
+    `CompiledModel.timings`, and watches the recurrent passes' unrolled op count."""
+
+    def __init__(self, user: progress_.Progress, steps: Sequence[str]):
+        self.user = user
+        self.heartbeat = user.heartbeat
+        self.timings: list[tuple[str, float]] = []
+        self.notes: list[str] = []
+        self._ops_before_recurrence: int | None = None
+        self._unrolled_ops = 0
+        self._recurrent_to_come = {s for s in steps if s.partition("{")[0] in RECURRENT_PASSES}
+
+    @property
+    def count_ops(self) -> bool:
+        # The note needs counts up to the recurrent passes (cheap: the torch-level module is
+        # small until they unroll it); after them, only if the user asked.
+        return self.user.count_ops or bool(self._recurrent_to_come)
+
+    def started(self, stage: str) -> None:
+        self.user.started(stage)
+
+    def still_running(self, stage: str, seconds: float) -> None:
+        self.user.still_running(stage, seconds)
+
+    def finished(self, stage: str, seconds: float, ops: int | None) -> None:
+        self.timings.append((stage, seconds))
+        self.user.finished(stage, seconds, ops if self.user.count_ops else None)
+        self._recurrent_to_come.discard(stage)
+        if ops is None:
+            return
+        if _is_unrolled_recurrence(stage):
+            self._unrolled_ops += ops - (self._ops_before_recurrence or ops)
+        self._ops_before_recurrence = ops
+        if (_is_unrolled_recurrence(stage) and self._unrolled_ops > UNROLLED_OPS_NOTE
+                and not self.notes):  # said once, as soon as it is known
+            self.notes.append(loop_form_note(self._unrolled_ops))
+            self.user.note(self.notes[-1])
+
+    def note(self, message: str) -> None:
+        self.user.note(message)
+
+
+def _is_unrolled_recurrence(stage: str) -> bool:
+    name, _, options = stage.partition("{")
+    return name in RECURRENT_PASSES and "form=loop" not in options

@@ -22,7 +22,8 @@ from typing import Callable, Iterable
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
-from . import passes
+from . import mlir_run, passes
+from . import progress as progress_
 from . import target as targets
 from .diagnostics import Torch2TosaError, format_mlir_error, reproducer_command, write_reproducer
 
@@ -218,6 +219,9 @@ TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
 CLEANUP = "canonicalize,cse,decompose-long-concat,insert-region-constants"
 
 
+# The validation steps at the end of the default pipeline: they do not change the IR.
+VALIDATION_PASSES = ("tosa-attach-target", "tosa-validate")
+
 # gru_form applies to every recurrent op.
 RECURRENT_PASSES = ("decompose-gru", "decompose-lstm", "decompose-rnn")
 
@@ -255,8 +259,13 @@ StageCallback = Callable[[str, float], None]
 
 
 def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model",
-                 on_stage: StageCallback | None = None) -> None:
+                 on_stage: StageCallback | None = None,
+                 progress: progress_.Progress | None = None) -> None:
     """Runs `pipeline` stage by stage (for progress and timing) on `module`, in place.
+
+    `on_stage(stage, seconds)` is called after each stage; `progress` gets each stage's
+    start, "still running" and finish (with the op count), see `progress.py`. Upstream
+    stages run with the GIL released (`mlir_run`), so a progress timer can report.
 
     On failure, raises `Torch2TosaError` with the diagnostics and a reproducer: the
     IR before the failing stage, saved to a fresh temp file, and the command
@@ -264,13 +273,18 @@ def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model"
     """
     stages = resolve(parse_pipeline(",".join(pipeline)), merge_upstream=False)
     ctx = module.context
+    progress = progress if progress is not None else progress_.Progress()
     for stage in stages:
         before = module.operation.clone()  # cheap: attributes (weights) are shared
         pm = new_pass_manager(ctx)
         add_to_pass_manager(pm, [stage])
         start = time.perf_counter()
         try:
-            pm.run(module.operation)
+            with progress_.stage(progress, stage.text, lambda: count_ops(module)):
+                if stage.python_pass is not None:
+                    pm.run(module.operation)
+                elif not mlir_run.run_released(pm, module.operation):
+                    _rerun_for_diagnostics(stage, before)
         except ir.MLIRError as e:
             path, repro_stages = _save_reproducer(before, [stage.text], name)
             raise Torch2TosaError(
@@ -278,6 +292,8 @@ def run_pipeline(module: ir.Module, pipeline: Iterable[str], name: str = "model"
                 f"while running '{stage.text}'; reproduce with:\n"
                 f"  {reproducer_command(repro_stages, path)}"
             ) from None
+        finally:
+            before.erase()
         if on_stage is not None:
             on_stage(stage.text, time.perf_counter() - start)
 
@@ -294,3 +310,29 @@ def _save_reproducer(before: ir.Operation, stages: list[str], name: str) -> tupl
         del attrs[targets.TARGET_ENV]
         stages = [f"tosa-attach-target{{{attach}}}", *stages]
     return write_reproducer(before.get_asm(enable_debug_info=True), name), stages
+
+
+def _rerun_for_diagnostics(stage: Stage, before: ir.Operation) -> None:
+    """Reruns a failed upstream stage on the IR before it, with the bindings' run, to raise
+    its `MLIRError` (run_released reports failure without diagnostics)."""
+    copy = before.clone()
+    try:
+        pm = new_pass_manager(before.context)
+        add_to_pass_manager(pm, [stage])
+        pm.run(copy)
+    finally:
+        copy.erase()
+    raise Torch2TosaError(f"'{stage.text}' failed, but not when run again; please report it")
+
+
+def count_ops(module: ir.Module | ir.Operation) -> int:
+    """The number of ops in `module`, nested ones included (the module itself not)."""
+    count = 0
+
+    def visit(op):
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    getattr(module, "operation", module).walk(visit)
+    return count - 1

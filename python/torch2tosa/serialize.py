@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -56,7 +57,13 @@ def module_asm(module: ir.Module) -> str:
 def source_line(loc: ir.Location) -> str | None:
     """`file.py:line` of the innermost frame of `loc` outside PyTorch's own sources
     (the model's code), else of its innermost frame; None if it has no file."""
-    frame = model_frame(_FILE_LINE.findall(str(loc)))
+    return _source_line(str(loc))
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_line(loc: str) -> str | None:
+    # Cached: an unrolled recurrence gives thousands of ops one location.
+    frame = model_frame(_FILE_LINE.findall(loc))
     return None if frame is None else f"{os.path.basename(frame[0])}:{frame[1]}"
 
 
@@ -105,19 +112,49 @@ def translator_input(module: ir.Module) -> str:
 
 def to_flatbuffer(module: ir.Module) -> bytes:
     """The `.tosa` flatbuffer of `module`, from tosa-tools' translator."""
-    with tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-") as tmp:
-        mlir_path, fb_path = Path(tmp) / "model.mlir", Path(tmp) / "model.tosa"
-        mlir_path.write_text(translator_input(module))
-        result = subprocess.run(
-            [tosa_opt(), str(mlir_path), "--tosa-serialize",
-             f"--tosa-flatbuffer-filename={fb_path}", "-o", os.devnull],
-            capture_output=True, text=True,
-        )
-        if result.returncode != 0 or not fb_path.exists():
-            raise SerializationError(
-                "tosa-opt --tosa-serialize failed:\n" + result.stderr.strip().replace(
-                    str(mlir_path), "<model.mlir>"))
-        return fb_path.read_bytes()
+    return PendingFlatbuffer(module).result()
+
+
+class PendingFlatbuffer:
+    """The translator running in the background on `module` as it is now (its text is
+    taken at once): `result()` waits for the flatbuffer, `cancel()` stops it. compile()
+    starts one before validation when asked to, so the two overlap (validation does not
+    change the module; the translator ignores the target it attaches)."""
+
+    def __init__(self, module: ir.Module):
+        self._tmp = tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-")
+        self._mlir = Path(self._tmp.name) / "model.mlir"
+        self._fb = Path(self._tmp.name) / "model.tosa"
+        try:
+            self._mlir.write_text(translator_input(module))
+            self._process = subprocess.Popen(
+                [tosa_opt(), str(self._mlir), "--tosa-serialize",
+                 f"--tosa-flatbuffer-filename={self._fb}", "-o", os.devnull],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except BaseException:
+            self._tmp.cleanup()
+            raise
+        self._bytes: bytes | None = None
+
+    def result(self) -> bytes:
+        if self._bytes is None:
+            try:
+                _, stderr = self._process.communicate()
+                if self._process.returncode != 0 or not self._fb.exists():
+                    raise SerializationError(
+                        "tosa-opt --tosa-serialize failed:\n" + stderr.strip().replace(
+                            str(self._mlir), "<model.mlir>"))
+                self._bytes = self._fb.read_bytes()
+            finally:
+                self.cancel()
+        return self._bytes
+
+    def cancel(self) -> None:
+        """Stops the translator (if it still runs) and removes its files."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.communicate()
+        self._tmp.cleanup()
 
 
 class OutputError(Torch2TosaError):

@@ -32,13 +32,13 @@ import argparse
 import importlib.util
 import math
 import sys
-import time
 from pathlib import Path
 
 # Only what parsing and checking the command line needs: torch (seconds to import) and the
 # compiler are imported once the arguments are known to be good (see `run`).
 from .. import target as targets
 from ..diagnostics import Torch2TosaError, check_file_stem
+from ..progress import StderrProgress, stage
 from ..serialize import check_output_dir
 from ..passes.decompose_gru import GRU_FORMS
 
@@ -195,6 +195,9 @@ def parse_args(argv):
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--progress-interval", type=float, default=10.0, metavar="SECONDS",
+                        help="while a stage runs longer, say so every SECONDS (default 10; "
+                             "0: never)")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
     return parser.parse_args(argv)
 
@@ -214,10 +217,8 @@ def run(argv) -> int:
         list_examples()
         return 0
 
-    def progress(stage: str, seconds: float):
-        if not args.quiet:
-            print(f"[{seconds:7.2f}s] {stage}", file=sys.stderr, flush=True)
-
+    progress = StderrProgress(heartbeat=args.progress_interval or None, quiet=args.quiet,
+                              program="torch2tosa-compile")
     try:
         # Everything that needs no torch first, so such errors are reported at once.
         check_output_dir(args.output_dir)  # before a compile that can take minutes
@@ -229,19 +230,22 @@ def run(argv) -> int:
         name, model, inputs = load_model(args.model)
         name = args.name or name
         if target.is_int and args.model in examples.EXAMPLES:
-            model = quantize_example(args.model, model, inputs, args.scheme, progress)
+            with stage(progress, f"quantize ({args.scheme})"):
+                model = quantize_example(args.model, model, inputs, args.scheme)
         compiled = compile(model, inputs, name=name, target=target, gru_form=args.gru_form,
-                           channels_last_io=args.channels_last_io, progress=progress)
-        tosa_path, _ = compiled.save(args.output_dir, name)
-        progress("serialize", dict(compiled.timings).get("serialize", 0.0))
-        report = compiled.check(atol=args.atol) if args.check else None
-        if report is not None:
-            progress("reference model", dict(compiled.timings)["reference model"])
+                           channels_last_io=args.channels_last_io, progress=progress,
+                           serialize_during_validation=True)
+        with stage(progress, "serialize"):
+            tosa_path, _ = compiled.save(args.output_dir, name)
+        report = None
+        if args.check:
+            with stage(progress, "reference model"):
+                report = compiled.check(atol=args.atol)
         vela = None
         if target.accelerator is not None:
-            start = time.perf_counter()
-            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
-            progress("vela", time.perf_counter() - start)
+            with stage(progress, "vela"):
+                vela = compiled.vela(system_config=args.system_config,
+                                     memory_mode=args.memory_mode)
     except Torch2TosaError as e:
         print(f"torch2tosa-compile: error: {e}", file=sys.stderr)
         return 1
@@ -253,14 +257,11 @@ def run(argv) -> int:
     return 0
 
 
-def quantize_example(spec: str, model, inputs: tuple, scheme: str, progress):
+def quantize_example(spec: str, model, inputs: tuple, scheme: str):
     from .. import examples
     from ..quantization import quantize  # torchao is imported only for INT targets
 
-    start = time.perf_counter()
-    quantized = quantize(model, examples.get(spec).calibration(inputs), scheme=scheme)
-    progress(f"quantize ({scheme})", time.perf_counter() - start)
-    return quantized
+    return quantize(model, examples.get(spec).calibration(inputs), scheme=scheme)
 
 
 def check_failure(report, name: str, directory: str) -> str:
