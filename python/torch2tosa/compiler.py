@@ -349,7 +349,8 @@ def compile(
     with context:
         pl.run_pipeline(module, transform, name=name, progress=reporter)
         if validation:
-            pending = serialize.PendingFlatbuffer(module)
+            declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
+            pending = serialize.PendingFlatbuffer(module, declare)
             try:
                 pl.run_pipeline(module, validation, name=name, progress=reporter)
             except BaseException:
@@ -367,6 +368,8 @@ def _split_validation(steps: list[str]) -> tuple[list[str], list[str]]:
     start = len(steps)
     while start > 0 and steps[start - 1].startswith(pl.VALIDATION_PASSES):
         start -= 1
+    if not any(step.startswith("tosa-validate") for step in steps[start:]):
+        return steps, []  # nothing slow to overlap with
     return steps[:start], steps[start:]
 
 

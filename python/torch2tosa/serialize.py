@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
 
 from .diagnostics import Torch2TosaError, model_frame
 from .target import TARGET_ENV
@@ -85,8 +86,11 @@ def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
     return names
 
 
-def translator_input(module: ir.Module) -> str:
+def translator_input(module: ir.Module, declare_target: str | None = None) -> str:
     """The module text for the translator, on a copy of the module:
+
+    - `declare_target` (a `tosa-attach-target{...}` pipeline element), when given, is run
+      on the copy first: the environment the pipeline declares once validation is done;
 
     - with `tosa.target_env`, whose specification version the translator writes into the
       `.tosa` header (without it, tosa-opt stamps its own newest draft); the flatbuffer
@@ -99,6 +103,8 @@ def translator_input(module: ir.Module) -> str:
     copy = module.operation.clone()
     try:
         with copy.context:
+            if declare_target is not None:
+                PassManager.parse(f"builtin.module({declare_target})").run(copy)
             env = copy.attributes[TARGET_ENV] if TARGET_ENV in copy.attributes else None
             if env is not None and "extensions = []" in str(env):
                 copy.attributes[TARGET_ENV] = ir.Attribute.parse(
@@ -119,14 +125,14 @@ class PendingFlatbuffer:
     """The translator running in the background on `module` as it is now (its text is
     taken at once): `result()` waits for the flatbuffer, `cancel()` stops it. compile()
     starts one before validation when asked to, so the two overlap (validation does not
-    change the module; the translator ignores the target it attaches)."""
+    change the module; `declare_target` is the environment the pipeline declares after it)."""
 
-    def __init__(self, module: ir.Module):
+    def __init__(self, module: ir.Module, declare_target: str | None = None):
         self._tmp = tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-")
         self._mlir = Path(self._tmp.name) / "model.mlir"
         self._fb = Path(self._tmp.name) / "model.tosa"
         try:
-            self._mlir.write_text(translator_input(module))
+            self._mlir.write_text(translator_input(module, declare_target))
             self._process = subprocess.Popen(
                 [tosa_opt(), str(self._mlir), "--tosa-serialize",
                  f"--tosa-flatbuffer-filename={self._fb}", "-o", os.devnull],

@@ -86,7 +86,8 @@ def test_progress_function_is_called_after_each_stage():
     calls = []
     compiled = torch2tosa.compile(*gru(3), progress=lambda stage, s: calls.append(stage))
     assert calls == [stage for stage, _ in compiled.timings]
-    assert calls[0] == "import" and calls[-1] == VALIDATE
+    assert calls[0] == "import" and calls[-2] == VALIDATE
+    assert calls[-1].startswith("tosa-attach-target{specification_version=1.0")
 
 
 def test_progress_rejects_what_is_neither_progress_nor_function():

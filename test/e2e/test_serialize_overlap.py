@@ -36,8 +36,8 @@ def test_serialize_during_validation_failed_validation_stops_the_translator(tmp_
     real = serialize.PendingFlatbuffer
 
     class Recorded(real):
-        def __init__(self, module):
-            super().__init__(module)
+        def __init__(self, module, declare_target=None):
+            super().__init__(module, declare_target)
             started.append(self)
 
     monkeypatch.setattr(serialize, "PendingFlatbuffer", Recorded)
