@@ -266,7 +266,7 @@ def _value(row: dict, key: str, compiler: str = "ours"):
     return None if row[compiler]["error"] else row[compiler][key]
 
 
-RUN_TIME_RATIO = {"tcn": 0.8}
+RUN_TIME_RATIO = {"tcn": 0.8}  # recurrent models: 0.7 (below); every other model: 1.0
 # Issue #11's per-step targets, for one or both directions: GRU 14 with biases, 13 without
 # (not reached: see decompose_gru's docstring), LSTM 14, RNN 4.
 OPS_PER_STEP = {("GRU", True): 14, ("GRU", False): 13, ("LSTM", True): 14, ("LSTM", False): 14,
@@ -274,7 +274,7 @@ OPS_PER_STEP = {("GRU", True): 14, ("GRU", False): 13, ("LSTM", True): 14, ("LST
 
 
 def ops_per_step_target(example: examples.Example) -> int:
-    return OPS_PER_STEP[example.recurrent, example.bias]  # GRU models: 0.7 (below); every other model: 1.0
+    return OPS_PER_STEP[example.recurrent, example.bias]
 
 
 def targets(rows: list[dict], forms: list[dict]) -> list[Target]:

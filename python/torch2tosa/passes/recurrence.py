@@ -9,6 +9,12 @@ proj_size), F input features.
   h      [D, B, P]       state (LSTM also carries c [D, B, H])
   w_hh   [D, P, G*H]     recurrent weights, gates side by side, held once (not per batch row)
 
+A cell may carry `ones_columns` constant-1 columns after h (GRU_FLOOR: one, so a
+matmul on h also adds a bias): h is then [D, B, P+1] inside the recurrence,
+w_hh_t has P+1 rows and gi may be wider than G*H; `carry_in` adds the columns to
+a given h0 and `carry_out` drops them from the outputs, so a layer's inputs and
+outputs keep width P.
+
 Rows of x, gi and the layer's output follow the input's layout, so neither
 batch_first value needs a transpose: time-major rows are t*B + b (one step is the
 B contiguous rows at t*B), batch-first rows are b*T + t (one step is every T-th
@@ -78,8 +84,8 @@ class DirectionWeights:
 @dataclass(frozen=True)
 class LayerWeights:
     hidden: int
-    w_ih_t: np.ndarray  # [D, F, G*H]
-    w_hh_t: np.ndarray  # [D, P, G*H]
+    w_ih_t: np.ndarray  # [D, F, gate_width]: G*H, or wider if the cell adds columns
+    w_hh_t: np.ndarray  # [D, P + ones_columns, gate_width]
     input_bias: np.ndarray | None  # [D, 1, G*H] (broadcast over the B rows)
     recurrent_bias: np.ndarray | None  # [D, 1, G*H]
     elem: ir.Type
