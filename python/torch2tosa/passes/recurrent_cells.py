@@ -123,6 +123,8 @@ GRU = Cell("gru", 3, ("h",), _gru_relayout, _gru_constants, gru_step)
 # --- GRU at the op floor: b_hn carried by the n-gate's own matmul ------------------------
 
 # A pre-activation whose tanh is exactly 1 in f32, f16 and bf16 (1 - tanh(32) ~ 3e-28).
+# Float graphs only: in an integer cell this column would stretch the quantization range of
+# the n gate's pre-activation to 32, so an integer GRU should keep GRU's layout.
 SATURATED = 32.0
 
 
