@@ -272,7 +272,8 @@ def compile(
 
     context = new_context()
     start = time.perf_counter()
-    module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
+    module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps),
+                          claims=pl.aten_claims(steps))
     record("import", time.perf_counter() - start)
     if pipeline is None and tosa_target.is_int and _has_int16_values(module):
         steps = pl.default_pipeline(dataclasses.replace(options, int16=True))

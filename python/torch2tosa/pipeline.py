@@ -246,6 +246,21 @@ def owned_aten_ops(pipeline: Iterable[str]) -> list[str]:
     return ops
 
 
+def aten_claims(pipeline: Iterable[str]) -> dict[str, list[Callable]]:
+    """owned aten op -> the `PassInfo.claims` predicates of the passes in `pipeline` that own
+    it with one (an op owned without a predicate is claimed whole and not listed)."""
+    claims: dict[str, list[Callable]] = {}
+    whole: set[str] = set()
+    for stage in resolve(parse_pipeline(",".join(pipeline))):
+        info = stage.python_pass
+        for op in info.owned_aten_ops if info is not None else ():
+            if info.claims is None:
+                whole.add(op)
+            else:
+                claims.setdefault(op, []).append(info.claims)
+    return {op: predicates for op, predicates in claims.items() if op not in whole}
+
+
 StageCallback = Callable[[str, float], None]
 
 
