@@ -227,7 +227,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
     integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
-    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "conv1d-to-conv2d",
+    # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
+    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "decompose-pow",
+                   "conv1d-to-conv2d",
                    *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
