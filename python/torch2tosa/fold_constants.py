@@ -8,7 +8,9 @@ become literals: the graph computes only on values that depend on its inputs.
 
 A node is folded when it is a deterministic aten op whose tensor arguments are all folded
 (a node with none, such as `arange`, is) and some value on its way is an int or bool tensor
-(float-only constants, `zeros` or `full`, are splats torch-mlir already makes constants). Parameters and buffers are not folded through:
+(float-only constants, `zeros` or `full`, are splats torch-mlir already makes constants).
+An integer value an elementwise op promotes to its float result's dtype (adaptive pooling's
+window sizes dividing a sum) is stored in that dtype when it converts exactly. Parameters and buffers are not folded through:
 they become literals anyway, and the passes match ops on them (conv weights, GRU params).
 A folded node used by a node that is not folded becomes a `get_attr` of its value (a bool
 one, a float literal compared with 0.5: see `_literal`). int64 values stay int64: what
@@ -68,15 +70,36 @@ def fold_constant_subgraphs(gm: torch.fx.GraphModule) -> int:
         outside = [u for u in node.users if u not in values]
         if not outside or not isinstance(value, torch.Tensor) or not integral[node]:
             continue
-        with gm.graph.inserting_before(node):
-            replacement = _literal(gm, node, value, made)
+        replacements: dict[torch.dtype, torch.fx.Node] = {}
         for user in outside:
-            user.replace_input_with(node, replacement)
-        made += 1
+            stored = value.to(_float_consumer(user, value) or value.dtype)
+            if stored.dtype not in replacements:
+                with gm.graph.inserting_before(node):
+                    replacements[stored.dtype] = _literal(gm, node, stored, made)
+                made += 1
+            user.replace_input_with(node, replacements[stored.dtype])
     if made:
         gm.graph.eliminate_dead_code()
         gm.recompile()
     return made
+
+
+# Elementwise ops that promote an integer operand to their float result's dtype.
+_PROMOTING = {torch.ops.aten.add.Tensor, torch.ops.aten.sub.Tensor, torch.ops.aten.mul.Tensor,
+              torch.ops.aten.div.Tensor, torch.ops.aten.where.self, torch.ops.aten.maximum.default,
+              torch.ops.aten.minimum.default}
+_EXACT = {torch.float32: 2**24, torch.float16: 2**11, torch.bfloat16: 2**8}
+
+
+def _float_consumer(user: torch.fx.Node, value: torch.Tensor) -> torch.dtype | None:
+    """The float dtype `user` promotes the integer `value` to, when every element converts
+    exactly (then the literal can be float: an int64 one would need a cast TOSA FP lacks)."""
+    result = user.meta.get("val")
+    if (user.target not in _PROMOTING or value.dtype.is_floating_point or value.dtype == torch.bool
+            or not isinstance(result, torch.Tensor) or result.dtype not in _EXACT):
+        return None
+    exact = value.numel() == 0 or int(value.abs().max()) <= _EXACT[result.dtype]
+    return result.dtype if exact else None
 
 
 def _literal(gm: torch.fx.GraphModule, node: torch.fx.Node, value: torch.Tensor, index: int):

@@ -229,7 +229,7 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
                if options.target.is_int else [])
     # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "decompose-pow",
-                   "conv1d-to-conv2d",
+                   "convert-constant-index", "conv1d-to-conv2d",
                    *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")

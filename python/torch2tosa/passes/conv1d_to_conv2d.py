@@ -309,16 +309,16 @@ def lower_pad(op, rewriter):
 
 def claims(node, is_constant) -> bool:
     """The torch.fx nodes this pass lowers (PassInfo.claims): `aten.conv1d.padding` of a
-    batched [N, C, W] input with 'same'/'valid' padding and constant weights, and `aten.pad`
+    batched [N, C, W] input with 'same'/'valid' padding (its weights are constants, or
+    dequantized constants in a PT2E graph: the pass names any other), and `aten.pad`
     of the last dim only in a non-constant mode. Others (unbatched conv1d, 2-D padding,
     constant padding) are decomposed by PyTorch as if this pass did not exist."""
+    del is_constant  # conv weights are checked (and named when not constant) by the pattern
     args = node.args
     rank = getattr(args[0].meta.get("val"), "ndim", None)
     if str(node.target) == "aten.conv1d.padding":
         padding = args[4] if len(args) > 4 else node.kwargs.get("padding", "valid")
-        bias = args[2] if len(args) > 2 else None
-        return rank == 3 and padding in ("same", "valid") and is_constant(args[1]) \
-            and is_constant(bias)
+        return rank == 3 and padding in ("same", "valid")
     mode = args[2] if len(args) > 2 else node.kwargs.get("mode", "constant")
     return mode in PAD_MODES and bool(rank) and len(args[1]) == 2
 
