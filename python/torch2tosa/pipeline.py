@@ -234,7 +234,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
     attach = options.target.attach_options(options.tosa_extensions())
-    validation = [f"tosa-attach-target{{{attach}}}", "tosa-validate{strict-op-spec-alignment}"]
+    # verify-no-int64: one error naming the first int64 op, not tosa-validate's one per op.
+    validation = ["verify-no-int64", f"tosa-attach-target{{{attach}}}",
+                  "tosa-validate{strict-op-spec-alignment}"]
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
             *(validation if options.validate else [])]
 

@@ -33,8 +33,8 @@ COMPLEX = ("complex tensors are not supported by TOSA; compute the STFT outside 
            "or use a Conv1d filterbank")
 PACKED = ("PackedSequence is not supported by TOSA (a packed batch has a data-dependent "
           "layout); pass the padded batch as one tensor (pack and unpack outside the model)")
-INT64 = ("TOSA 1.0 has no 64-bit integers; pass the input as torch.int32 (indices for "
-         "embedding or gather) or as a float tensor")
+INT64 = ("TOSA 1.0 has no 64-bit integers; pass the input as torch.int32 (nn.Embedding "
+         "indices compile) or as a float tensor")
 DYNAMIC_QUANTIZED = ("torch.ao dynamically quantized modules are not supported (they quantize "
                      "activations at run time); compile the float model, or quantize it with "
                      "torch2tosa.quantize for an INT target")

@@ -161,6 +161,27 @@ def test_unsupported_int64_input_and_int32_compiles():
     tokens = torch.tensor([[1, 3, 5]])
     assert _error(Embed(), (tokens,)) == (
         "model input 0 is torch.int64: TOSA 1.0 has no 64-bit integers; pass the input as "
-        "torch.int32 (indices for embedding or gather) or as a float tensor")
+        "torch.int32 (nn.Embedding indices compile) or as a float tensor")
     compiled = torch2tosa.compile(Embed().eval(), (tokens.int(),))
     assert compiled.check(atol=0).ok
+
+
+class IndexByInput(nn.Module):
+    def forward(self, x, index):
+        return x[:, index]
+
+
+def test_unsupported_int64_computation_is_one_error_on_the_model_line():
+    """torch-mlir indexes with int64 arithmetic on a non-constant index: verify-no-int64
+    names the first such op, once, instead of tosa-validate's error per op."""
+    inputs = (torch.randn(2, 8), torch.tensor([1, 3], dtype=torch.int32))
+    with pytest.raises(torch2tosa.Torch2TosaError) as info:
+        torch2tosa.compile(IndexByInput().eval(), inputs)
+    lines = str(info.value).splitlines()
+    assert [line for line in lines if "error:" in line] == [lines[0]]
+    assert lines[0].startswith(f"{_line_of('return x[:, index]')}:0: error: 'tosa.")
+    assert lines[0].endswith(
+        "computes in int64, which TOSA 1.0 does not have (PyTorch computes indices and integer "
+        "arithmetic in int64 here and torch2tosa could not make them constants); compute these "
+        "values outside the model and pass them as int32 or float")
+    assert lines[1] == "while running 'verify-no-int64'; reproduce with:"
