@@ -116,7 +116,7 @@ def _literal(gm: torch.fx.GraphModule, node: torch.fx.Node, value: torch.Tensor,
 
 
 def _get_attr(gm: torch.fx.GraphModule, name: str, value: torch.Tensor, meta: dict):
-    setattr(gm, name, value.contiguous())
+    gm.register_buffer(name, value.contiguous())
     literal = gm.graph.get_attr(name)
     literal.meta.update(meta, val=value)
     return literal
