@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 import warnings
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -28,7 +27,8 @@ from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
 from . import decompositions, fold_constants, unsupported
 from . import opaque_recurrent as rnn_export
-from .diagnostics import Torch2TosaError, model_frame
+from .diagnostics import Torch2TosaError
+from .unsupported import source_line
 
 
 @contextlib.contextmanager
@@ -57,14 +57,7 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
 
 # --- training-mode behaviour -------------------------------------------------------------
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _RANDOM_OPS = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal")
-
-
-def source_line(node: torch.fx.Node) -> str | None:
-    """`file:line` of the innermost frame of the model's own code that created `node`."""
-    frame = model_frame(_FRAME.findall(node.meta.get("stack_trace") or "")[::-1])
-    return None if frame is None else f"{frame[0]}:{frame[1]}"
 
 
 def _module_of(node: torch.fx.Node) -> str:

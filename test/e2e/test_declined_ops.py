@@ -12,7 +12,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-import torch2tosa
 from conftest import compile_and_check
 from torch2tosa import importer
 from torch2tosa import pipeline as pl
