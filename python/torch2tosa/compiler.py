@@ -340,7 +340,8 @@ def compile(
 
     context = new_context()
     with progress_.stage(reporter, "import"):
-        module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps))
+        module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps),
+                              claims=pl.aten_claims(steps))
     if pipeline is None and tosa_target.is_int and _has_int16_values(module):
         steps = pl.default_pipeline(dataclasses.replace(options, int16=True))
     transform, validation = (_split_validation(steps) if serialize_during_validation

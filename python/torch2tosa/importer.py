@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 import warnings
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -26,8 +25,10 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
+from . import decompositions, fold_constants, unsupported
 from . import opaque_recurrent as rnn_export
-from .diagnostics import Torch2TosaError, model_frame
+from .diagnostics import Torch2TosaError
+from .unsupported import source_line
 
 
 @contextlib.contextmanager
@@ -44,25 +45,19 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
            opaque: Iterable[str] = ()) -> torch.export.ExportedProgram:
     """torch.export; the recurrent layers named in `opaque` ("gru", "lstm", "rnn_tanh",
     "rnn_relu") are traced as one op each (see opaque_recurrent.py)."""
+    unsupported.check_model(model, example_inputs)
     try:
         with _known_export_noise_silenced(), \
                 rnn_export.opaque_recurrences(opaque):
-            return torch.export.export(model, tuple(example_inputs), strict=False)
+            prog = torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
-        raise Torch2TosaError(f"torch.export failed on {type(model).__name__}: "
-                              f"{type(e).__name__}: {e}") from None
+        raise unsupported.explain_export_failure(model, e) from None
+    return prog
 
 
 # --- training-mode behaviour -------------------------------------------------------------
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _RANDOM_OPS = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal")
-
-
-def source_line(node: torch.fx.Node) -> str | None:
-    """`file:line` of the innermost frame of the model's own code that created `node`."""
-    frame = model_frame(_FRAME.findall(node.meta.get("stack_trace") or "")[::-1])
-    return None if frame is None else f"{frame[0]}:{frame[1]}"
 
 
 def _module_of(node: torch.fx.Node) -> str:
@@ -81,7 +76,11 @@ def _training_behaviour(node: torch.fx.Node) -> str | None:
     if name in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
         return f"dropout with p={args[1]} is random in training mode" if args[2] and args[1] else None
     if name == "batch_norm":
-        return "batch norm normalizes with batch statistics in training mode" if args[5] else None
+        # (input, weight, bias, running_mean, running_var, training, ...): without running
+        # statistics (track_running_stats=False) it normalizes with the batch's in any mode.
+        tracks = args[3] is not None or args[4] is not None
+        return ("batch norm normalizes with batch statistics in training mode"
+                if args[5] and tracks else None)
     if name in ("gru", "lstm", "rnn_tanh", "rnn_relu") and len(args) >= 7:
         dropout, train = args[5], args[6]  # (input, hx, params, has_biases, layers, dropout, train)
         return (f"dropout={dropout} between layers is random in training mode"
@@ -113,19 +112,23 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
 
 
 def decomposition_table(keep: Iterable[str]) -> dict:
-    """torch-mlir's table, minus the aten ops named in `keep` (e.g. "aten.gru.input")."""
+    """torch-mlir's table plus our f32 decompositions (decompositions.py), with the aten ops
+    named in `keep` (e.g. "aten.gru.input") kept intact unless a node declines them
+    (`decompositions.mark_declined`)."""
     return dict(_decomposition_table(frozenset(keep)))
 
 
 @functools.lru_cache(maxsize=8)
 def _decomposition_table(keep: frozenset[str]) -> dict:
     # Filtering ~900 entries by name costs ~2 ms; every compile asks for the same few tables.
-    return {op: fn for op, fn in get_decomposition_table().items() if _aten_name(op) not in keep}
+    table = {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS}
+    return {op: (decompositions.owned_entry(op, fn) if _aten_name(op) in keep else fn)
+            for op, fn in table.items()}
 
 
 def _aten_name(op) -> str:
     # "aten::gru.input" -> "aten.gru.input"
-    return str(op).replace("::", ".")
+    return decompositions.aten_name(op)
 
 
 class _DenseLiteralHooks(FxImporterHooks):
@@ -146,7 +149,7 @@ class _DenseLiteralHooks(FxImporterHooks):
 
 
 _NP_OF = {torch.float32: "f32", torch.float16: "f16", torch.int64: "i64", torch.int32: "i32",
-          torch.int8: "i8"}
+          torch.int8: "i8", torch.bool: "i1"}
 
 
 def _builtin_tensor_type(t: torch.Tensor) -> ir.Type:
@@ -183,15 +186,21 @@ def import_model(
     context: ir.Context,
     keep_ops: Iterable[str] = (),
     func_name: str = "main",
+    claims: Mapping[str, Sequence[decompositions.Claim]] | None = None,
 ) -> ir.Module:
     """Exports `model` (unless it already is an ExportedProgram) and imports it into
-    torch-dialect MLIR with frozen parameters. Neither `model` nor a given program changes."""
+    torch-dialect MLIR with frozen parameters. Neither `model` nor a given program changes.
+
+    keep_ops: aten ops our passes lower (kept out of decomposition); claims: for some of
+    them, predicates saying which nodes a pass lowers: the others are decomposed as usual."""
     keep_ops = list(keep_ops)
     if isinstance(model, torch.export.ExportedProgram):
         prog = model
     else:
         prog = export(model, example_inputs, opaque=rnn_export.routed_for(keep_ops))
+    unsupported.check_exported(prog)
     check_inference_graph(prog)
+    declined = decompositions.mark_declined(prog, claims or {})
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
@@ -199,6 +208,10 @@ def import_model(
     except Exception as e:
         raise Torch2TosaError(f"decomposing the exported program failed: "
                               f"{type(e).__name__}: {e}") from None
+    finally:
+        for node in declined:  # a given program does not change
+            del node.meta[decompositions.DECLINED]
+    fold_constants.fold_constant_subgraphs(prog.graph_module)
     _lift_list_parameters(prog)
     importer = FxImporter(context=context, hooks=_DenseLiteralHooks())
     try:

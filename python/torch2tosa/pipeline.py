@@ -232,7 +232,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
     integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
-    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "conv1d-to-conv2d",
+    # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
+    torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "decompose-pow",
+                   "convert-constant-index", "conv1d-to-conv2d",
                    *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
@@ -240,7 +242,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # unexpected int16 tensor or loop fails here), then declare the target's environment,
     # which the saved .mlir carries and the .tosa header states as its TOSA version.
     attach = options.target.attach_options(options.tosa_extensions())
-    validation = [f"tosa-attach-target{{{attach}}}", "tosa-validate{strict-op-spec-alignment}"]
+    # verify-no-int64: one error naming the first int64 op, not tosa-validate's one per op.
+    validation = ["verify-no-int64", f"tosa-attach-target{{{attach}}}",
+                  "tosa-validate{strict-op-spec-alignment}"]
     environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
             *(validation if options.validate else []), environment]
@@ -253,6 +257,21 @@ def owned_aten_ops(pipeline: Iterable[str]) -> list[str]:
         if stage.python_pass is not None:
             ops.extend(stage.python_pass.owned_aten_ops)
     return ops
+
+
+def aten_claims(pipeline: Iterable[str]) -> dict[str, list[Callable]]:
+    """owned aten op -> the `PassInfo.claims` predicates of the passes in `pipeline` that own
+    it with one (an op owned without a predicate is claimed whole and not listed)."""
+    claims: dict[str, list[Callable]] = {}
+    whole: set[str] = set()
+    for stage in resolve(parse_pipeline(",".join(pipeline))):
+        info = stage.python_pass
+        for op in info.owned_aten_ops if info is not None else ():
+            if info.claims is None:
+                whole.add(op)
+            else:
+                claims.setdefault(op, []).append(info.claims)
+    return {op: predicates for op, predicates in claims.items() if op not in whole}
 
 
 StageCallback = Callable[[str, float], None]

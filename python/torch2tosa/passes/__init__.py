@@ -9,13 +9,15 @@ from __future__ import annotations
 from .pass_base import PassInfo
 from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
-from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph
-from . import decompose_lstm, decompose_rnn
+from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64
+from . import convert_constant_index, decompose_lstm, decompose_pow, decompose_rnn
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
     for p in (
         decompose_add_sub_alpha.PASS,
+        decompose_pow.PASS,
+        convert_constant_index.PASS,
         fold_batch_norm.PASS,
         convert_io_to_integer.PASS,
         convert_quantized_ops.PASS,
@@ -28,6 +30,7 @@ REGISTRY: dict[str, PassInfo] = {
         convert_io_to_channels_last.PASS,
         fold_layout.PASS,
         decompose_long_concat.PASS,
+        verify_no_int64.PASS,
     )
 }
 

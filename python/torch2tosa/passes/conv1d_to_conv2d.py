@@ -17,7 +17,9 @@ Padding. zeros: the conv's pad attribute; 'same' is l = d*(K-1)//2, r = d*(K-1) 
 floors: the right pad is reduced by the remainder (and, if that is not enough, the unused
 trailing input columns are sliced off). reflect / replicate / circular reach us as
 `aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
-lowered on the NCW input with `tb.pad_edges` (slices, reverses and one concat).
+lowered on the input's last dim with `tb.pad_edges` (slices, reverses and one concat).
+`claims` names the nodes this pass lowers; the importer decomposes the others (an unbatched
+conv1d, padding of more than the last dim, constant padding) as if we did not own the op.
 
 Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
 1 < g < C: both lowerings below do exactly the grouped conv's MACs (the reference model's
@@ -88,6 +90,8 @@ def _spec(op, name: str, stride, pad, dilation, groups, transposed=False, output
     x = static_float_tensor(op.operands[0], "the input", name)
     w = static_float_tensor(op.operands[1], "the weight", name)
     y = static_float_tensor(op.result, "the result", name)
+    if x.rank != 3:
+        raise UnsupportedError(f"{name}: expected a batched [N, C, W] input, got {x}")
     n, c, width = x.shape
     return Conv1d(name, n, c, width, y.shape[1], y.shape[2], w.shape[2], stride, tuple(pad),
                   dilation, groups, transposed, output_padding)
@@ -283,24 +287,40 @@ def lower_conv1d_padding(op, rewriter):
 
 
 def lower_pad(op, rewriter):
-    """aten.pad(x [N,C,W], [l, r], reflect|replicate|circular) -> slices/reverses + concat."""
+    """aten.pad(x [..., W], [l, r], reflect|replicate|circular) -> slices/reverses + concat."""
     mode = constant(op.operands[2], "aten.pad: mode")
     shape = tb.vtensor_shape_and_dtype(op.operands[0].type)[0]
-    if mode not in PAD_MODES or shape is None or len(shape) != 3:
-        return NO_MATCH  # constant padding and other ranks: torch-mlir lowers them
-    static_float_tensor(op.operands[0], "the input", "aten.pad")
     pads = int_list(op.operands[1], "aten.pad: pad")
-    width = shape[2]
-    if len(pads) != 2 or min(pads) < 0:
+    if mode not in PAD_MODES or shape is None or not shape or len(pads) != 2:
+        return NO_MATCH  # constant padding, padding of several dims: not ours (see `claims`)
+    static_float_tensor(op.operands[0], "the input", "aten.pad")
+    width = shape[-1]
+    if min(pads) < 0:
         raise UnsupportedError(f"aten.pad: {mode} padding {pads} is not supported "
-                               f"(only non-negative padding of the last dim of a 3D tensor)")
+                               f"(only non-negative padding of the last dim)")
     limit = width - 1 if mode == "reflect" else width if mode == "circular" else None
     if limit is not None and max(pads) > limit:
         raise UnsupportedError(f"aten.pad: {mode} padding {pads} must be at most {limit} "
                                f"for width {width}")
     with rewriter.ip, op.location:
-        y = tb.pad_edges(tb.to_builtin(op.operands[0]), 2, pads[0], pads[1], mode)
+        y = tb.pad_edges(tb.to_builtin(op.operands[0]), len(shape) - 1, pads[0], pads[1], mode)
         rewriter.replace_op(op, [tb.from_builtin(y)])
+
+
+def claims(node, is_constant) -> bool:
+    """The torch.fx nodes this pass lowers (PassInfo.claims): `aten.conv1d.padding` of a
+    batched [N, C, W] input with 'same'/'valid' padding (its weights are constants, or
+    dequantized constants in a PT2E graph: the pass names any other), and `aten.pad`
+    of the last dim only in a non-constant mode. Others (unbatched conv1d, 2-D padding,
+    constant padding) are decomposed by PyTorch as if this pass did not exist."""
+    del is_constant  # conv weights are checked (and named when not constant) by the pattern
+    args = node.args
+    rank = getattr(args[0].meta.get("val"), "ndim", None)
+    if str(node.target) == "aten.conv1d.padding":
+        padding = args[4] if len(args) > 4 else node.kwargs.get("padding", "valid")
+        return rank == 3 and padding in ("same", "valid")
+    mode = args[2] if len(args) > 2 else node.kwargs.get("mode", "constant")
+    return mode in PAD_MODES and bool(rank) and len(args[1]) == 2
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
@@ -317,4 +337,5 @@ PASS = pattern_pass(
     populate_patterns,
     driver=WALK,
     owned_aten_ops=("aten.conv1d.padding", "aten.pad.default"),
+    claims=claims,
 )

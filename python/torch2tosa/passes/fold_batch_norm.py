@@ -25,7 +25,9 @@ lowers to tosa.mul and tosa.add.
 
 The importer keeps `aten._native_batch_norm_legit_no_training` out of torch-mlir's
 decomposition table; it arrives as `torch.operator` (torch-mlir has no op for it) with
-three results, the last two empty ([0]) and replaced by empty literals.
+three results, the last two empty ([0]) and replaced by empty literals. A batch norm whose
+statistics or affine parameters are not constants is not claimed (`claims`): the importer
+decomposes it as if this pass did not exist.
 """
 
 from __future__ import annotations
@@ -225,6 +227,13 @@ def fold_sub(op, rewriter):
     return _fold_elementwise(op, rewriter, "sub")
 
 
+def claims(node, is_constant) -> bool:
+    """The batch norms this pass folds (PassInfo.claims): weight, bias, running mean and
+    variance all constants (or None). Others are decomposed by PyTorch into arithmetic on
+    the statistics (`aten.batch_norm` nodes stand for the op they decompose to)."""
+    return all(is_constant(arg) for arg in node.args[1:5])
+
+
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     del options
     patterns.add("torch.operator", guarded(fold_batch_norm, diagnostics))
@@ -240,4 +249,5 @@ PASS = pattern_pass(
     populate_patterns,
     driver=WALK,
     owned_aten_ops=("aten._native_batch_norm_legit_no_training.default",),
+    claims=claims,
 )

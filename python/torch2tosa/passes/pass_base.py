@@ -77,6 +77,10 @@ class PassInfo:
     options: tuple[PassOption, ...] = ()
     # aten ops this pass lowers itself, so the importer must not decompose them.
     owned_aten_ops: tuple[str, ...] = ()
+    # claims(node, is_constant) -> bool: whether the pass lowers this torch.fx node of one of
+    # its owned ops (is_constant(arg): a parameter, buffer or None). An unclaimed node is
+    # decomposed as if no pass owned the op (decompositions.py). None: every node.
+    claims: Callable | None = None
 
     def parse_options(self, text: str) -> dict:
         """`form=loop other=x` -> {"form": "loop", ...}, checked against the declared options."""
@@ -233,7 +237,7 @@ def apply_patterns(
 
 def pattern_pass(flag: str, description: str, populate, *, driver: Driver,
                  options: tuple[PassOption, ...] = (),
-                 owned_aten_ops: tuple[str, ...] = ()) -> PassInfo:
+                 owned_aten_ops: tuple[str, ...] = (), claims: Callable | None = None) -> PassInfo:
     """A pass that applies the patterns `populate` adds to the whole module with `driver`."""
 
     def run(op, pass_options: dict, diagnostics: Diagnostics) -> None:
@@ -241,4 +245,4 @@ def pattern_pass(flag: str, description: str, populate, *, driver: Driver,
 
     run.__module__ = populate.__module__  # the docs read the pass module's docstring
     run.driver = driver
-    return PassInfo(flag, description, run, options, owned_aten_ops)
+    return PassInfo(flag, description, run, options, owned_aten_ops, claims)

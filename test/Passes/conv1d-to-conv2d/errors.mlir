@@ -71,7 +71,7 @@ func.func @negative_pad(%arg0: !torch.vtensor<[1,1,4],f32>) -> !torch.vtensor<[1
   %pad = torch.prim.ListConstruct %intm1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
   %str = torch.constant.str "circular"
   %none = torch.constant.none
-  // expected-error @below {{aten.pad: circular padding [-1, 1] is not supported (only non-negative padding of the last dim of a 3D tensor)}}
+  // expected-error @below {{aten.pad: circular padding [-1, 1] is not supported (only non-negative padding of the last dim)}}
   %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[1,1,4],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,1,4],f32>
   return %0 : !torch.vtensor<[1,1,4],f32>
 }
@@ -87,4 +87,19 @@ func.func @conv1d_padding_weight_not_constant(%arg0: !torch.vtensor<[1,1,6],f32>
   // expected-error @below {{aten.conv1d.padding: the weight must be a compile-time constant}}
   %0 = torch.aten.conv1d.padding %arg0, %w, %none, %stride, %str, %dil, %int1 : !torch.vtensor<[1,1,6],f32>, !torch.vtensor<[1,1,4],f32>, !torch.none, !torch.list<int>, !torch.str, !torch.list<int>, !torch.int -> !torch.vtensor<[1,1,6],f32>
   return %0 : !torch.vtensor<[1,1,6],f32>
+}
+
+// -----
+
+// COM: an unbatched conv1d is declined by `claims` (PyTorch decomposes it); run alone, the
+// COM: pass reports it instead of failing inside the pattern.
+func.func @conv1d_padding_unbatched(%arg0: !torch.vtensor<[1,6],f32>) -> !torch.vtensor<[1,6],f32> {
+  %w = torch.vtensor.literal(dense<1.0> : tensor<1x1x3xf32>) : !torch.vtensor<[1,1,3],f32>
+  %none = torch.constant.none
+  %int1 = torch.constant.int 1
+  %stride = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %str = torch.constant.str "same"
+  // expected-error @below {{aten.conv1d.padding: expected a batched [N, C, W] input, got tensor<1x6xf32>}}
+  %0 = torch.aten.conv1d.padding %arg0, %w, %none, %stride, %str, %stride, %int1 : !torch.vtensor<[1,6],f32>, !torch.vtensor<[1,1,3],f32>, !torch.none, !torch.list<int>, !torch.str, !torch.list<int>, !torch.int -> !torch.vtensor<[1,6],f32>
+  return %0 : !torch.vtensor<[1,6],f32>
 }

@@ -60,6 +60,25 @@ func.func @pad_circular(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1
 
 // -----
 
+// COM: circular [2, 1] of an unbatched [C, W] input: the last dim, as for [N, C, W].
+// CHECK-LABEL: func.func @pad_circular_unbatched
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[TAIL:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<2x2xf32>
+// CHECK-DAG:     %[[HEAD:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<2x1xf32>
+// CHECK:         tosa.concat %[[TAIL]], %[[X]], %[[HEAD]] {axis = 1 : i32} {{.*}} -> tensor<2x8xf32>
+// CHECK-NOT:     torch.aten.pad
+func.func @pad_circular_unbatched(%arg0: !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[2,8],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %pad = torch.prim.ListConstruct %int2, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %str = torch.constant.str "circular"
+  %none = torch.constant.none
+  %0 = torch.aten.pad %arg0, %pad, %str, %none : !torch.vtensor<[2,5],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[2,8],f32>
+  return %0 : !torch.vtensor<[2,8],f32>
+}
+
+// -----
+
 // COM: Constant padding is left to torch-mlir (tosa.pad); so is a 4D reflect pad.
 // CHECK-LABEL: func.func @pad_constant_not_matched
 // CHECK-NOT:     tosa.

@@ -69,7 +69,7 @@ func.func @non_constant_config(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vtens
 // -----
 
 // COM: The cell: a weight that is not a constant.
-// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.gru_cell: weights must be compile-time constants, but parameter 'weight_hh' is not a dense constant (non-constant weights are not supported)
+// expected-error @+4 {{aten.gru_cell: weights must be compile-time constants, but parameter 'weight_hh' is not a dense constant (non-constant weights are not supported)}}
 func.func @cell_non_constant_weights(%x: !torch.vtensor<[1,2],f32>, %h: !torch.vtensor<[1,2],f32>, %w_hh: !torch.vtensor<[6,2],f32>) -> !torch.vtensor<[1,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
   %none = torch.constant.none
@@ -80,7 +80,7 @@ func.func @cell_non_constant_weights(%x: !torch.vtensor<[1,2],f32>, %h: !torch.v
 // -----
 
 // COM: The cell: b_ih without b_hh.
-// ERR: errors.mlir:[[# @LINE + 5]]:{{[0-9]+}}: error: aten.gru_cell: b_ih and b_hh must both be given or both be None
+// expected-error @+5 {{aten.gru_cell: b_ih and b_hh must both be given or both be None}}
 func.func @cell_one_bias(%x: !torch.vtensor<[1,2],f32>, %h: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[1,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
   %b = torch.vtensor.literal(dense<0.5> : tensor<6xf32>) : !torch.vtensor<[6],f32>
@@ -92,7 +92,7 @@ func.func @cell_one_bias(%x: !torch.vtensor<[1,2],f32>, %h: !torch.vtensor<[1,2]
 // -----
 
 // COM: The cell: a dynamic batch.
-// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.gru_cell: the input must have a static shape, got !torch.vtensor<[?,2],f32>
+// expected-error @+4 {{aten.gru_cell: the input must have a static shape, got !torch.vtensor<[?,2],f32>}}
 func.func @cell_dynamic_batch(%x: !torch.vtensor<[?,2],f32>, %h: !torch.vtensor<[?,2],f32>) -> !torch.vtensor<[?,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
   %none = torch.constant.none

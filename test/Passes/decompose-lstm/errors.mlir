@@ -63,7 +63,7 @@ func.func @packed_sequence(%data: !torch.vtensor<[3,2],f32>, %sizes: !torch.vten
 // -----
 
 // COM: The cell: (h, c) must be a literal list.
-// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.lstm_cell: hx must be a literal list (h0, c0)
+// expected-error @+4 {{aten.lstm_cell: hx must be a literal list (h0, c0)}}
 func.func @cell_state_not_a_list(%x: !torch.vtensor<[1,2],f32>, %hx: !torch.list<vtensor>) -> !torch.vtensor<[1,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<8x2xf32>) : !torch.vtensor<[8,2],f32>
   %none = torch.constant.none

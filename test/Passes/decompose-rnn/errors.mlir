@@ -59,7 +59,7 @@ func.func @packed_sequence(%data: !torch.vtensor<[3,2],f32>, %sizes: !torch.vten
 // -----
 
 // COM: The cell: a rank-3 input is not a [batch, features] cell input.
-// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.rnn_tanh_cell: expected a [batch, features] input, got tensor<1x1x3xf32>
+// expected-error @+4 {{aten.rnn_tanh_cell: expected a [batch, features] input, got tensor<1x1x3xf32>}}
 func.func @cell_rank3_input(%x: !torch.vtensor<[1,1,3],f32>, %h: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[1,2],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<2x3xf32>) : !torch.vtensor<[2,3],f32>
   %none = torch.constant.none
@@ -70,7 +70,7 @@ func.func @cell_rank3_input(%x: !torch.vtensor<[1,1,3],f32>, %h: !torch.vtensor<
 // -----
 
 // COM: The cell: a non-constant weight.
-// ERR: errors.mlir:[[# @LINE + 3]]:{{[0-9]+}}: error: aten.rnn_relu_cell: weights must be compile-time constants, but parameter 'weight_ih' is not a dense constant (non-constant weights are not supported)
+// expected-error @+3 {{aten.rnn_relu_cell: weights must be compile-time constants, but parameter 'weight_ih' is not a dense constant (non-constant weights are not supported)}}
 func.func @cell_non_constant_weights(%x: !torch.vtensor<[1,3],f32>, %h: !torch.vtensor<[1,2],f32>, %w_ih: !torch.vtensor<[2,3],f32>, %w_hh: !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[1,2],f32> {
   %none = torch.constant.none
   %0 = torch.operator "torch.aten.rnn_relu_cell"(%x, %h, %w_ih, %w_hh, %none, %none) : (!torch.vtensor<[1,3],f32>, !torch.vtensor<[1,2],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,2],f32>, !torch.none, !torch.none) -> !torch.vtensor<[1,2],f32>

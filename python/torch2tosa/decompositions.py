@@ -1,0 +1,189 @@
+"""Decompositions torch2tosa adds to torch-mlir's table, and the ones it hands back.
+
+**f32 decompositions.** torch-mlir lowers some aten ops through f64, which TOSA 1.0's FP
+profile does not have (tosa-validate: "element type 'f64' is not legal"):
+
+* `aten.var_mean.correction` (what group_norm, layer_norm, instance_norm and batch norm
+  with batch statistics decompose to) computes its sums in f64. Here, in x's dtype:
+
+      mean = mean(x, dims, keepdim=True)
+      var  = sum((x - mean)^2, dims, keepdim=True) / (N - correction)   N = prod(x.shape[dims])
+
+  (two passes over x; `var.correction` the same without the mean output).
+* `aten.group_norm` / `native_group_norm`: PyTorch's decomposition ends in `as_strided`,
+  which torch-mlir lowers to a gather with int64 indices. Here, with x [N, C, *] viewed as
+  [N, G, C/G * prod(*)]: y = (x - mean) * rsqrt(var + eps), viewed back, then * weight
+  + bias per channel ([C, 1...]).
+* `aten.{eq,ne,lt,le,gt,ge}.Scalar(x, s)` promote x to f64 to compare it with a Python
+  float (softplus's threshold, attention's `scores == -inf`). Here `s` becomes a 0-d
+  tensor of x's dtype first, so the comparison stays in x's dtype: `aten.<cmp>.Tensor`.
+
+Each applies to f32/f16/bf16 tensors only; other dtypes keep torch-mlir's path.
+
+**Declined ops.** Our passes own some aten ops (`PassInfo.owned_aten_ops`): the importer keeps
+them out of the decomposition table so the pass sees them whole. A pass that lowers only some
+cases of an op says which with `PassInfo.claims(node, is_constant)`, an FX-level predicate
+checked before decomposition. `mark_declined` tags the nodes no pass claims; the table entry
+of an owned op (`owned_entry`) decomposes a call made while tracing a tagged node with the
+op's own decomposition (the path it takes when no pass owns it) and keeps every other call
+intact. The tag is read from the node meta that torch.fx copies into
+`fx.traceback.get_current_meta()` while `run_decompositions` retraces each node.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping, Sequence
+
+import torch
+from torch.fx import traceback as fx_traceback
+
+aten = torch.ops.aten
+
+DECLINED = "torch2tosa_declined"  # node.meta key: the owned aten op names no pass claims here
+_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+# --- f32 decompositions ---------------------------------------------------------------------
+
+
+def _reduced_dims(x: torch.Tensor, dim) -> list[int]:
+    if dim is None or len(dim) == 0:
+        return list(range(x.dim()))
+    return sorted(d % max(x.dim(), 1) for d in dim)
+
+
+def _var_mean(x: torch.Tensor, dim, correction, keepdim: bool):
+    dims = _reduced_dims(x, dim)
+    n = math.prod(x.shape[d] for d in dims) if x.dim() else 1
+    c = 1 if correction is None else correction
+    mean = aten.mean.dim(x, dims, True)
+    centered = aten.sub.Tensor(x, mean)
+    sum_sq = aten.sum.dim_IntList(aten.mul.Tensor(centered, centered), dims, True)
+    var = aten.div.Tensor(sum_sq, max(n - c, 0))
+    if not keepdim:
+        var, mean = aten.squeeze.dims(var, dims), aten.squeeze.dims(mean, dims)
+    return var, mean
+
+
+def var_mean_correction(x, dim=None, *, correction=None, keepdim=False):
+    if x.dtype not in _FLOATS:
+        return NotImplemented
+    return _var_mean(x, dim, correction, keepdim)
+
+
+def var_correction(x, dim=None, *, correction=None, keepdim=False):
+    if x.dtype not in _FLOATS:
+        return NotImplemented
+    return _var_mean(x, dim, correction, keepdim)[0]
+
+
+def _group_norm(x, weight, bias, groups: int, eps: float):
+    """(y, mean [N, G], rstd [N, G]); x [N, C, *] normalized over each group of C/G channels."""
+    n, c = x.shape[0], x.shape[1]
+    grouped = aten.view.default(x, [n, groups, -1])
+    var, mean = _var_mean(grouped, [2], 0, True)
+    rstd = aten.rsqrt.default(aten.add.Tensor(var, eps))
+    y = aten.view.default(aten.mul.Tensor(aten.sub.Tensor(grouped, mean), rstd), list(x.shape))
+    per_channel = [c] + [1] * (x.dim() - 2)
+    if weight is not None:
+        y = aten.mul.Tensor(y, aten.view.default(weight, per_channel))
+    if bias is not None:
+        y = aten.add.Tensor(y, aten.view.default(bias, per_channel))
+    return y, aten.view.default(mean, [n, groups]), aten.view.default(rstd, [n, groups])
+
+
+def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    if x.dtype not in _FLOATS:
+        return NotImplemented
+    return _group_norm(x, weight, bias, num_groups, eps)[0]
+
+
+def native_group_norm(x, weight, bias, n, c, hxw, group, eps):
+    if x.dtype not in _FLOATS:
+        return NotImplemented
+    return _group_norm(x, weight, bias, group, eps)
+
+
+def _scalar_comparison(tensor_op) -> Callable:
+    def compare(x, other):
+        if x.dtype not in _FLOATS:
+            return NotImplemented
+        return tensor_op(x, aten.full.default([], other, dtype=x.dtype, device=x.device))
+
+    compare.__name__ = f"{tensor_op._opname}_scalar_in_input_dtype"
+    return compare
+
+
+F32_DECOMPOSITIONS: dict = {
+    aten.var_mean.correction: var_mean_correction,
+    aten.var.correction: var_correction,
+    aten.group_norm.default: group_norm,
+    aten.native_group_norm.default: native_group_norm,
+    **{getattr(aten, cmp).Scalar: _scalar_comparison(getattr(aten, cmp).Tensor)
+       for cmp in ("eq", "ne", "lt", "le", "gt", "ge")},
+}
+
+
+# --- declined ops -----------------------------------------------------------------------------
+
+Claim = Callable[[torch.fx.Node, Callable[[object], bool]], bool]
+
+
+def owned_entry(op, original: Callable) -> Callable:
+    """The table entry for an owned op: `original` (its decomposition) while tracing a node
+    tagged as declining it, else NotImplemented (keep the op)."""
+    name = aten_name(op)
+
+    def keep_unless_declined(*args, **kwargs):
+        if name in fx_traceback.get_current_meta().get(DECLINED, ()):
+            return original(*args, **kwargs)
+        return NotImplemented
+
+    keep_unless_declined.__name__ = f"keep_{op._opname}_unless_declined"
+    return keep_unless_declined
+
+
+def mark_declined(prog: torch.export.ExportedProgram,
+                  claims: Mapping[str, Sequence[Claim]]) -> list[torch.fx.Node]:
+    """Tags each node of an owned op (or of a composite op that decomposes into one, e.g.
+    `aten.batch_norm` for fold-batch-norm's `_native_batch_norm_legit_no_training`) that
+    no pass claims; returns the tagged nodes."""
+    constant = _constant_inputs(prog)
+
+    def is_constant(arg) -> bool:
+        return arg is None or (isinstance(arg, torch.fx.Node) and
+                               (arg.op == "get_attr" or arg.name in constant))
+
+    tagged = []
+    for node in prog.graph.nodes:
+        if node.op != "call_function":
+            continue
+        declined = [name for name, predicates in claims.items()
+                    if _stands_for(node, name)
+                    and not any(claim(node, is_constant) for claim in predicates)]
+        if declined:
+            node.meta[DECLINED] = tuple(declined)
+            tagged.append(node)
+    return tagged
+
+
+# Composite ops whose only decomposition is an owned op with the same leading arguments.
+_COMPOSITE_OF = {"aten._native_batch_norm_legit_no_training.default": ("aten.batch_norm.default",)}
+
+
+def _stands_for(node: torch.fx.Node, name: str) -> bool:
+    target = aten_name(node.target)
+    return target == name or target in _COMPOSITE_OF.get(name, ())
+
+
+def _constant_inputs(prog: torch.export.ExportedProgram) -> set[str]:
+    sig = prog.graph_signature
+    names = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+             **getattr(sig, "inputs_to_lifted_tensor_constants", {})}
+    return set(names)
+
+
+def aten_name(op) -> str:
+    """"aten::pad" overload "default" -> "aten.pad.default" (str(op) for other targets)."""
+    return str(op).replace("::", ".")
