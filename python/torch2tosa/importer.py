@@ -26,6 +26,7 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
+from . import decompositions
 from . import opaque_recurrent as rnn_export
 from .diagnostics import Torch2TosaError, model_frame
 
@@ -113,14 +114,16 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
 
 
 def decomposition_table(keep: Iterable[str]) -> dict:
-    """torch-mlir's table, minus the aten ops named in `keep` (e.g. "aten.gru.input")."""
+    """torch-mlir's table with ours in front (decompositions.py), minus the aten ops named
+    in `keep` (e.g. "aten.gru.input")."""
     return dict(_decomposition_table(frozenset(keep)))
 
 
 @functools.lru_cache(maxsize=8)
 def _decomposition_table(keep: frozenset[str]) -> dict:
     # Filtering ~900 entries by name costs ~2 ms; every compile asks for the same few tables.
-    return {op: fn for op, fn in get_decomposition_table().items() if _aten_name(op) not in keep}
+    table = decompositions.with_fallback(get_decomposition_table())
+    return {op: fn for op, fn in table.items() if _aten_name(op) not in keep}
 
 
 def _aten_name(op) -> str:
@@ -192,6 +195,7 @@ def import_model(
     else:
         prog = export(model, example_inputs, opaque=rnn_export.routed_for(keep_ops))
     check_inference_graph(prog)
+    decompositions.check_graph(prog, source_line)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
