@@ -8,6 +8,10 @@ took before (torch-mlir's own entry, `FALLBACK`).
 * `upsample_nearest1d` with an integer factor k (scale_factor=k, or size=k*W):
       y[n, c, k*i + r] = x[n, c, i]           ->  reshape(expand(x[..., None], k))
   torch-mlir's version computes int64 source indices from a float iota ('tosa.cast' f32->i64).
+* `upsample_nearest1d` / `upsample_linear1d` otherwise (any size, align_corners): x [N,C,W]
+  @ M [W, W_out], M built in the graph from iotas (f32, PyTorch's source-index formulas):
+  one 1 per column (nearest), or 1 - l and l at rows i0, i1 (linear). Declined above
+  MAX_SELECTION_ELEMENTS.
 * `upsample_linear1d` (align_corners=False) with an integer factor k: output k*i + r reads
   source position s = i + d_r with d_r = (2r + 1 - k) / (2k), clamped to [0, W-1]:
       y_r = x[i + o_r] * (1 - l_r) + x[i + o_r + 1] * l_r,   o_r = floor(d_r), l_r = d_r - o_r
@@ -33,6 +37,9 @@ import torch
 from .diagnostics import Torch2TosaError
 
 aten = torch.ops.aten
+# The general 1-D resampling is a matmul with a [W, W_out] selection matrix; above this many
+# elements it is declined (torch-mlir's lowering then reports the int64 indices it needs).
+MAX_SELECTION_ELEMENTS = 1 << 20
 
 
 def _integer_factor(size_in: int, output_size, scale_factors) -> int | None:
@@ -53,26 +60,75 @@ def _integer_factor(size_in: int, output_size, scale_factors) -> int | None:
     return k if np.array_equal(nearest, j // k) else None
 
 
+def _sizes(size_in: int, output_size, scale_factors, align_corners: bool = False):
+    """(output size, PyTorch's source-index scale) or None: in/out for a given size, 1/factor
+    for a given factor, (in-1)/(out-1) with align_corners."""
+    if output_size is not None:
+        size_out = int(output_size[0])
+        scale = size_in / size_out
+    elif scale_factors is not None:
+        size_out = int(math.floor(size_in * float(scale_factors[0])))
+        scale = 1.0 / float(scale_factors[0])
+    else:
+        return None
+    if align_corners:
+        scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+    return size_out, float(np.float32(scale))
+
+
+def _selection_matmul(x, weights):
+    """x [N, C, W] @ weights [W, W_out]: every output column a weighted pick of W inputs."""
+    return aten.matmul(x, weights)
+
+
+def _one_hot(index, size_in: int, value=1.0):
+    """[size_in, W_out] with `value` where row == index[j] (index: f32 [W_out]), else 0."""
+    rows = aten.arange(size_in, dtype=torch.float32).unsqueeze(1)
+    return aten.where(aten.eq(index.unsqueeze(0), rows), value, 0.0)
+
+
 def upsample_nearest1d(x, output_size=None, scale_factors=None, *args):
-    k = _integer_factor(x.shape[-1], output_size, scale_factors)
-    if k is None or x.dim() != 3:
+    if x.dim() != 3:
         return NotImplemented
     n, c, w = x.shape
-    return aten.expand(aten.unsqueeze(x, -1), [n, c, w, k]).reshape(n, c, w * k)
+    k = _integer_factor(w, output_size, scale_factors)
+    if k is not None:
+        return aten.expand(aten.unsqueeze(x, -1), [n, c, w, k]).reshape(n, c, w * k)
+    sizes = _sizes(w, output_size, scale_factors)
+    if sizes is None or w * sizes[0] > MAX_SELECTION_ELEMENTS:
+        return NotImplemented
+    size_out, scale = sizes
+    # PyTorch: source = min(floor(j * scale), W - 1), in f32.
+    source = aten.clamp(aten.floor(aten.arange(size_out, dtype=torch.float32) * scale),
+                        None, w - 1)
+    return _selection_matmul(x, _one_hot(source, w))
+
+
+def _linear_selection(x, size_out: int, scale: float, align_corners: bool):
+    """PyTorch's linear weights as a [W, W_out] matrix: source s = j*scale (align_corners)
+    or max((j + 0.5)*scale - 0.5, 0); i0 = floor(s), i1 = min(i0 + 1, W - 1), l = s - i0;
+    column j holds 1 - l at row i0 and l at row i1."""
+    w = x.shape[-1]
+    j = aten.arange(size_out, dtype=torch.float32)
+    source = j * scale if align_corners else aten.relu((j + 0.5) * scale - 0.5)
+    i0 = aten.floor(source)
+    lam = source - i0
+    i1 = aten.clamp(i0 + 1.0, None, w - 1)
+    return _one_hot(i0, w, 1.0 - lam) + _one_hot(i1, w, lam)
 
 
 def upsample_linear1d(x, output_size=None, align_corners=False, scale_factors=None, *args):
-    if align_corners or x.dim() != 3:
+    if x.dim() != 3:
         return NotImplemented
     n, c, w = x.shape
-    if output_size is not None:
-        size_out = int(output_size[0])
-    elif scale_factors is not None:
-        size_out = int(math.floor(w * float(scale_factors[0])))
-    else:
+    sizes = _sizes(w, output_size, scale_factors, align_corners)
+    if sizes is None:
         return NotImplemented
-    if size_out <= w or size_out % w:
-        return NotImplemented
+    size_out, scale = sizes
+    if align_corners or size_out <= w or size_out % w:
+        if w * size_out > MAX_SELECTION_ELEMENTS:
+            return NotImplemented
+        return _selection_matmul(x, _linear_selection(x, size_out, scale, align_corners))
     k = size_out // w
     padded = aten.cat([x[..., :1], x, x[..., -1:]], -1)  # padded[i + 1] = x[i]
     phases = []

@@ -1,7 +1,7 @@
 """Ops audio models use, end to end on the TOSA reference model (issue #14 item 5).
 
 Each case compiles with the default pipeline (tosa-validate included) and matches eager
-PyTorch within ATOL_F32 = 1e-5. Upsampling by an integer factor, dilated max pooling and
+PyTorch within ATOL_F32 = 1e-5. 1-D nearest/linear resampling, dilated max pooling and
 conv_tbc go through our decompositions (torch2tosa/decompositions.py); the others through
 torch-mlir's lowering, checked here so a regression shows.
 """
@@ -44,6 +44,7 @@ CASES = {
     "max_pool1d_dilation": (lambda: nn.MaxPool1d(3, 1, dilation=2), X),
     "max_pool1d_dilation_stride_pad": (lambda: nn.MaxPool1d(3, 2, padding=1, dilation=2), X),
     "max_pool1d_dilation_ceil": (lambda: nn.MaxPool1d(3, 3, dilation=2, ceil_mode=True), X),
+    "max_pool1d_dilation_unbatched": (lambda: nn.MaxPool1d(2, 2, dilation=3), (4, 16)),
     "max_pool1d_indices_unused": (lambda: Fn(lambda t: F.max_pool1d(t, 2, return_indices=True)[0]), X),
     "adaptive_max_pool1d": (lambda: nn.AdaptiveMaxPool1d(4), X),
     "adaptive_max_pool1d_uneven": (lambda: nn.AdaptiveMaxPool1d(5), X),
@@ -52,6 +53,12 @@ CASES = {
     "upsample_linear_x2": (lambda: nn.Upsample(scale_factor=2, mode="linear"), X),
     "upsample_linear_x3": (lambda: nn.Upsample(scale_factor=3, mode="linear"), X),
     "upsample_linear_size_x4": (lambda: Fn(lambda t: F.interpolate(t, size=64, mode="linear")), X),
+    "upsample_nearest_size_fraction": (lambda: Fn(lambda t: F.interpolate(t, size=24, mode="nearest")), X),
+    "upsample_nearest_x1_5": (lambda: nn.Upsample(scale_factor=1.5, mode="nearest"), X),
+    "downsample_nearest": (lambda: Fn(lambda t: F.interpolate(t, size=10, mode="nearest")), X),
+    "upsample_linear_size_fraction": (lambda: Fn(lambda t: F.interpolate(t, size=23, mode="linear")), X),
+    "upsample_linear_align_corners": (lambda: nn.Upsample(scale_factor=2, mode="linear", align_corners=True), X),
+    "downsample_linear": (lambda: Fn(lambda t: F.interpolate(t, size=7, mode="linear")), X),
     "conv_tbc": (lambda: ConvTBC(0), (16, 2, 4)),
     "conv_tbc_pad": (lambda: ConvTBC(1), (16, 2, 4)),
     "prelu": (lambda: nn.PReLU(), X),
@@ -78,6 +85,14 @@ def test_audio_op_upsample_nearest_is_layout_only_tosa_FP():
     compiled = compile_and_check(nn.Upsample(scale_factor=2), (torch.randn(*X),))
     counts = compiled.op_counts()
     assert counts["tosa.cast"] == 0 and counts["tosa.gather"] == 0, dict(counts)
+
+
+def test_audio_op_resample_fraction_is_one_matmul_tosa_FP():
+    """A non-integer factor: one matmul with a [W, W_out] selection matrix, no int64 casts."""
+    model = Fn(lambda t: F.interpolate(t, size=23, mode="linear"))
+    compiled = compile_and_check(model, (torch.randn(*X),))
+    counts = compiled.op_counts()
+    assert counts["tosa.matmul"] == 1 and counts["tosa.cast"] == 0, dict(counts)
 
 
 def test_audio_op_max_pool1d_dilation_has_no_dilated_pool_tosa_FP():
