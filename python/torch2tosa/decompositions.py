@@ -3,7 +3,7 @@
 torch-mlir's table (or its TOSA lowering) turns these ops into graphs TOSA 1.0 FP cannot
 run; each function below rewrites the op into aten ops that lower to clean TOSA, and
 returns `NotImplemented` for a case it does not cover, which then goes down the path it
-took before (torch-mlir's own entry, `FALLBACK`).
+took before (torch-mlir's own table entry, see `with_fallback`).
 
 * `upsample_nearest1d` with an integer factor k (scale_factor=k, or size=k*W):
       y[n, c, k*i + r] = x[n, c, i]           ->  reshape(expand(x[..., None], k))
@@ -22,7 +22,8 @@ took before (torch-mlir's own entry, `FALLBACK`).
   with xp padded by -inf (padding, and ceil_mode's extra right pad): the max of k
   contiguous slices xp[t*d : t*d + (L_out-1)*s + 1], then a kernel-1 stride-s max pool.
 * `conv_tbc(x[T,B,Cin], w[K,Cin,Cout], b, pad)` = conv1d(x as B,Cin,T; w as Cout,Cin,K)
-  back to T,B,Cout (torch-mlir's decomposition returns B,Cout,T... under the T,B,C type).
+  back to T,B,Cout (torch-mlir's own lowering returns a [Cout, T, B] value where the
+  function's type says [T, B, Cout], which fails verification).
 
 `check_graph` rejects what TOSA cannot express at all (pooling indices).
 """
@@ -76,11 +77,6 @@ def _sizes(size_in: int, output_size, scale_factors, align_corners: bool = False
     return size_out, float(np.float32(scale))
 
 
-def _selection_matmul(x, weights):
-    """x [N, C, W] @ weights [W, W_out]: every output column a weighted pick of W inputs."""
-    return aten.matmul(x, weights)
-
-
 def _one_hot(index, size_in: int, value=1.0):
     """[size_in, W_out] with `value` where row == index[j] (index: f32 [W_out]), else 0."""
     rows = aten.arange(size_in, dtype=torch.float32).unsqueeze(1)
@@ -101,7 +97,7 @@ def upsample_nearest1d(x, output_size=None, scale_factors=None, *args):
     # PyTorch: source = min(floor(j * scale), W - 1), in f32.
     source = aten.clamp(aten.floor(aten.arange(size_out, dtype=torch.float32) * scale),
                         None, w - 1)
-    return _selection_matmul(x, _one_hot(source, w))
+    return aten.matmul(x, _one_hot(source, w))  # [N, C, W] @ [W, W_out]
 
 
 def _linear_selection(x, size_out: int, scale: float, align_corners: bool):
@@ -128,7 +124,7 @@ def upsample_linear1d(x, output_size=None, align_corners=False, scale_factors=No
     if align_corners or size_out <= w or size_out % w:
         if w * size_out > MAX_SELECTION_ELEMENTS:
             return NotImplemented
-        return _selection_matmul(x, _linear_selection(x, size_out, scale, align_corners))
+        return aten.matmul(x, _linear_selection(x, size_out, scale, align_corners))
     k = size_out // w
     padded = aten.cat([x[..., :1], x, x[..., -1:]], -1)  # padded[i + 1] = x[i]
     phases = []
