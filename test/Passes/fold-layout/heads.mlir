@@ -22,6 +22,19 @@ func.func @channel_reduce_broadcast(%arg0: tensor<1x1x16x8xf32>) -> tensor<1x8x1
 
 // -----
 
+// COM: The broadcast operand is an argument, not a unit reshape: inverting it would add an
+// COM: op, so the transpose stays above the sub.
+// CHECK-LABEL: func.func @broadcast_argument_not_inverted
+// CHECK:         tosa.transpose
+// CHECK-NEXT:    tosa.sub
+func.func @broadcast_argument_not_inverted(%arg0: tensor<1x16x8xf32>, %arg1: tensor<1x1x16xf32>) -> tensor<1x8x16xf32> {
+  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xf32>) -> tensor<1x8x16xf32>
+  %1 = tosa.sub %0, %arg1 : (tensor<1x8x16xf32>, tensor<1x1x16xf32>) -> tensor<1x8x16xf32>
+  return %1 : tensor<1x8x16xf32>
+}
+
+// -----
+
 // COM: pad(T(x)) -> T(pad(x)) with the padding permuted: width (axis 2) becomes axis 1.
 // CHECK-LABEL: func.func @pad_under_transpose
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x16x8xf32>
