@@ -4,6 +4,7 @@
     python bench/bench.py --only tcn      # one example (no GRU-form section)
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
+    python bench/bench.py --published     # only the published models (see bench_published.py)
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
@@ -51,6 +52,7 @@ from torch2tosa import pipeline as pl
 from torch2tosa.examples import models
 
 import bench_int
+import bench_published
 from harness import (TIMEOUT_S, Target, cell_error, check, failure, fmt, isolated, measure_iree,
                      no_result, short_error, targets_text)
 
@@ -450,7 +452,7 @@ def environment() -> dict:
             "threads": torch.get_num_threads()}
 
 
-def write_reports(rows, forms, int_rows, ts, env, out_dir: Path) -> str:
+def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=()) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -468,12 +470,14 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path) -> str:
     if forms:
         md += ["## GRU forms: 2-layer bidirectional GRU, input 16, hidden 32", "",
                forms_table(forms), "", forms_ratios(forms), ""]
+    md += bench_published.markdown(list(published), COMPILERS, cell_error)
     md += bench_int.markdown(int_rows, env)
     md += ["## Targets", "", "```", targets_text(ts), "```", ""]
     text = "\n".join(md)
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(json.dumps(
         {"environment": env, "models": rows, "gru_forms": forms,
+         "published": list(published),
          "int": bench_int.settings() | {"models": int_rows},
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
@@ -506,6 +510,9 @@ def parse_args(argv):
     parser.add_argument("--int-only", action="store_true",
                         help="only the INT section (a8w8, Ethos-U): "
                              f"{', '.join(bench_int.int_examples())}")
+    parser.add_argument("--published", action="store_true",
+                        help="only the published models (torchaudio definitions): "
+                             f"{', '.join(bench_published.names())}")
     parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
     parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
     return parser.parse_args(argv)
@@ -518,21 +525,29 @@ def main(argv=None) -> int:
         examples.get(name)  # unknown names fail before any work
     int_names = ([n for n in names if n in bench_int.int_examples()] if args.only
                  else list(bench_int.QUICK) if args.quick else bench_int.int_examples())
-    fp_names = [] if args.int_only else names
+    fp_names = [] if args.int_only or args.published else names
+    int_names = [] if args.published else int_names
+    published = (bench_published.names()
+                 if args.published or not (args.only or args.quick or args.int_only) else [])
     start = time.perf_counter()
     if fp_names:
         warm_up()
     rows = [bench_example(examples.get(n)) for n in fp_names]
-    run_forms = not (args.no_gru_forms or args.only or args.int_only)
+    if published and not fp_names:
+        warm_up()
+    pub_rows = bench_published.bench_published(published, COMPILERS, measure_isolated, progress)
+    run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     if int_names:
         bench_int.warm_up()
-    int_rows = bench_int.bench_int(int_names, closer_reference=not (args.only or args.quick))
+    int_rows = bench_int.bench_int(int_names,
+                                   closer_reference=not (args.only or args.quick or args.published))
     ts = targets(rows, forms) + bench_int.int_targets(int_rows)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir)
+    results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
+                               pub_rows)
     print(results_md)
-    if not (args.only or args.quick or args.no_gru_forms or args.int_only):
+    if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published):
         update_readme(results_md)
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)

@@ -25,7 +25,7 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
-from . import decompositions, fold_constants, unsupported
+from . import audio_decompositions, decompositions, fold_constants, unsupported
 from . import opaque_recurrent as rnn_export
 from .diagnostics import Torch2TosaError
 from .unsupported import source_line
@@ -112,16 +112,17 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
 
 
 def decomposition_table(keep: Iterable[str]) -> dict:
-    """torch-mlir's table plus our f32 decompositions (decompositions.py), with the aten ops
-    named in `keep` (e.g. "aten.gru.input") kept intact unless a node declines them
-    (`decompositions.mark_declined`)."""
+    """torch-mlir's table with our audio decompositions in front (audio_decompositions.py)
+    and our f32 decompositions (decompositions.py), with the aten ops named in `keep` (e.g.
+    "aten.gru.input") kept intact unless a node declines them (`decompositions.mark_declined`)."""
     return dict(_decomposition_table(frozenset(keep)))
 
 
 @functools.lru_cache(maxsize=8)
 def _decomposition_table(keep: frozenset[str]) -> dict:
     # Filtering ~900 entries by name costs ~2 ms; every compile asks for the same few tables.
-    table = {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS}
+    table = audio_decompositions.with_fallback(
+        {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS})
     return {op: (decompositions.owned_entry(op, fn) if _aten_name(op) in keep else fn)
             for op, fn in table.items()}
 
@@ -201,6 +202,7 @@ def import_model(
     unsupported.check_exported(prog)
     check_inference_graph(prog)
     declined = decompositions.mark_declined(prog, claims or {})
+    audio_decompositions.check_graph(prog, source_line)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))

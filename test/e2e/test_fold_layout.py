@@ -139,3 +139,44 @@ def test_fold_layout_random_conv1d_stacks(channels, width, layers, channels_last
                                  channels_last_io=channels_last_io)
     # Layout changes survive only at the graph's boundaries.
     assert compiled.op_counts()["tosa.transpose"] <= (0 if channels_last_io else 2)
+
+
+class HeadStack(nn.Module):
+    """conv -> relu -> `head` -> conv: the layout change must pass through the head."""
+
+    def __init__(self, head: str):
+        super().__init__()
+        self.conv1 = nn.Conv1d(4, 8, 3, padding=1)
+        self.conv2 = nn.Conv1d(8, 8, 3, padding=1)
+        self.linear = nn.Linear(8 * 16, 10)
+        self.head = head
+
+    def forward(self, x):
+        y = torch.relu(self.conv1(x))
+        if self.head == "log_softmax":
+            return torch.log_softmax(self.conv2(y), dim=1)
+        if self.head == "softmax":
+            return torch.softmax(self.conv2(y), dim=1)
+        if self.head == "flatten_linear":
+            return self.linear(torch.flatten(torch.relu(self.conv2(y)), 1))
+        if self.head == "pad":
+            return self.conv2(nn.functional.pad(y, (2, 1)))
+        if self.head == "slice":
+            return self.conv2(y[:, :, 2:-3])
+        if self.head == "tile":
+            return self.conv2(y.repeat(1, 1, 2))
+        raise ValueError(self.head)
+
+
+@pytest.mark.parametrize("head", ["log_softmax", "softmax", "pad", "slice", "tile"])
+def test_fold_layout_through_head(head):
+    """One transpose and one unit reshape at each end of the graph, nothing in between."""
+    compiled = compile_and_check(HeadStack(head), (torch.randn(1, 4, 16),))
+    assert _layout_ops(compiled) == (2, 2), _layout_ops(compiled)
+
+
+def test_fold_layout_flatten_into_linear():
+    """The output transpose folds into the Linear's weight rows: the only transpose is the
+    input's; reshapes: the input's unit reshape, the flatten, the Linear's [1, 10] result."""
+    compiled = compile_and_check(HeadStack("flatten_linear"), (torch.randn(1, 4, 16),))
+    assert _layout_ops(compiled) == (1, 3), _layout_ops(compiled)

@@ -13,12 +13,21 @@ meets the NWC->NCW of the previous one:
             f(L(a), L(b), c)        -> L(f(a, b, L^-1(c)))     c constant(-derived)
             reduce(L(x), axis=a)    -> L(reduce(x, axis=L^-1(a)))
             concat(L(a), L(b), a)   -> L(concat(a, b, L^-1(a)))
+            pad/slice/tile(L(x), v) -> L(op(x, v per axis in L's input space))
   fold      T(T(x, p), q)           -> T(x, p∘q); identity -> x
             T(x, p) moving only size-1 dims -> reshape(x)
             reshape(reshape(x))     -> reshape(x); reshape to the same shape -> x
   reorder   reshape_squeeze(T(x))   -> T'(reshape'(x))   the transpose runs at the lower rank,
             T(reshape_expand(x))    -> reshape'(T'(x))   so transposes on both sides of a
                                                           unit reshape can meet
+  heads     matmul(R(T(u)), W)      -> matmul(R(u), W')   W' = W with rows permuted, when T
+                                                          only reorders within rows (flatten
+                                                          into Linear)
+            R(tile(expand(x)))      -> tile(x)            torch-mlir's `repeat`
+
+An operand that is a unit reshape whose inverse under a transpose moves only size-1 dims
+(a softmax's channel max/sum broadcast back as [N, 1, W]) is inverted for free: the
+inverse folds into its reshape.
 
 Constants are re-laid out at compile time (new `tosa.const`); other operands
 computed only from constants get an inverse layout op (folded by canonicalize).
@@ -26,8 +35,8 @@ A layout value with several users is sunk only if every user is itself
 sinkable (a layout op or an op above), so a transpose is never duplicated into
 a user that cannot pass it on (a conv, a matmul, the return).
 
-Termination: sinking only moves layout ops downward, folds remove ops, and a
-reorder strictly lowers a transpose's rank; no pattern moves a layout op up
+Termination: sinking only moves layout ops downward, folds remove ops (the matmul and
+tile folds remove a transpose or a tile), and a reorder strictly lowers a transpose's rank; no pattern moves a layout op up
 past a compute op, so the patterns cannot ping-pong.
 
 What it touches (driver FIXPOINT, see pass_base): only the ops its patterns match,
@@ -38,11 +47,13 @@ op it did not rewrite, or a foldable one, is left for canonicalize.
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
+from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of,
-                         perms_of, transpose_after_squeeze, transpose_before_expand)
+from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, perms_of,
+                         shape_values, transpose_after_squeeze, transpose_before_expand)
 from .pass_base import FIXPOINT, NO_MATCH, Diagnostics, guarded, pattern_pass
 
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
@@ -56,10 +67,17 @@ NARY = ("tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tos
 REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
           "tosa.reduce_all", "tosa.reduce_any")
 AXIS_OPS = REDUCE + ("tosa.concat",)
+# Ops with per-axis `tosa.const_shape` operands: (operand index, values per axis, the values
+# of an axis the op leaves alone).
+SHAPED = {"tosa.pad": ((1, 2, (0, 0)),),
+          "tosa.slice": ((1, 1, (0,)), (2, 1, (1,))),
+          "tosa.tile": ((1, 1, (1,)),)}
 SINKABLE = frozenset(UNARY + NARY + AXIS_OPS + (TRANSPOSE, RESHAPE))
 # Operands after these counts are zero points / shifts / tables / multipliers, not data.
 DATA_OPERANDS = {"tosa.mul": 2, "tosa.negate": 1, "tosa.table": 1, "tosa.rescale": 1}
 MAX_CONSTANT_DEPTH = 6
+# Index arrays the tile fold simulates at compile time stay below this many elements.
+MAX_INDEX_ELEMENTS = 1 << 22
 
 
 # --- when to sink ---------------------------------------------------------------------------
@@ -108,6 +126,8 @@ def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
     existing = _existing_inverse(lead, value, op)
     if existing is not None:
         return lambda: existing
+    if _free_inverse(lead, value):
+        return lambda: lead.invert_value(value)
     if not _is_constant_like(value) or lead.invert_shape(tb.shape_of(value)) is None:
         return None
     data, elem = tb.elements_of(value), tb.element_type(value)
@@ -115,6 +135,19 @@ def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
         array = lead.invert_constant(data)
         return lambda: tb.const(array, elem)
     return lambda: lead.invert_value(value)
+
+
+def _free_inverse(lead: Layout, value: ir.Value) -> bool:
+    """True when `value` is itself a single-use unit reshape and `lead`'s inverse on it only
+    moves size-1 dims: the inverse folds into that reshape, so no op is added. E.g. a
+    softmax's max/sum over the channel axis, broadcast back as [N, 1, W]."""
+    other = layout_of(value)
+    if other is None or other.perms is not None or len(list(value.uses)) != 1:
+        return False
+    shape = tb.shape_of(value)
+    if lead.perms is None or lead.invert_shape(shape) is None:
+        return False
+    return tb.moves_only_unit_dims(shape, inverse(lead.perms))
 
 
 def _has_np_dtype(elem: ir.Type) -> bool:
@@ -165,6 +198,72 @@ def sink_layout(op, rewriter):
     rewriter.replace_op(op, [result])
 
 
+def sink_layout_shaped(op, rewriter):
+    """pad/slice/tile(L(x), per-axis values) -> L(op(x, the values in L's input space)).
+
+    Only when the op is L(x)'s single user: the slices of a grouped convolution's input
+    share one layout op, which must not be copied into each slice."""
+    op = op.operation
+    x = op.operands[0]
+    lead = layout_of(x)
+    if lead is None or _is_constant_like(x) or len(list(x.uses)) != 1:
+        return NO_MATCH
+    out_shape = tb.shape_of(op.result)
+    new_shape = lead.invert_shape(out_shape)
+    if new_shape is None:
+        return NO_MATCH
+    operands = list(op.operands)
+    inverted = {}
+    for index, width, trivial in SHAPED[op.name]:
+        values = shape_values(operands[index])
+        moved = None if values is None else lead.invert_per_axis(values, width, trivial)
+        if moved is None:
+            return NO_MATCH
+        inverted[index] = moved
+    with rewriter.ip:
+        for index, values in inverted.items():
+            operands[index] = tb.const_shape(values)
+        operands[0] = lead.source
+        new = ir.Operation.create(op.name, results=[tb.tensor_type(new_shape, tb.element_type(x))],
+                                  operands=operands,
+                                  attributes={name: op.attributes[name] for name in op.attributes})
+        result = lead.apply(new.result, out_shape)
+    rewriter.replace_op(op, [result])
+
+
+def fold_transpose_into_matmul(op, rewriter):
+    """matmul(reshape(T(u)), W) -> matmul(reshape(u), W') for a constant W, when the transpose
+    only reorders the C elements of each row of the [N, H, C] flattened operand (a flatten
+    into Linear): row r = u_flat[r*C + pi], so a @ W = u_rows @ W' with W'[:, pi[k]] = W[:, k]."""
+    op = op.operation
+    a, b = op.operands[0], op.operands[1]
+    flat = tb.defining_op(a)
+    if flat is None or flat.name != RESHAPE or len(list(a.uses)) != 1:
+        return NO_MATCH
+    t = tb.defining_op(flat.operands[0])
+    if t is None or t.name != TRANSPOSE or len(list(flat.operands[0].uses)) != 1:
+        return NO_MATCH
+    weight, elem = tb.elements_of(b), tb.element_type(b)
+    if weight is None or not _has_np_dtype(elem):
+        return NO_MATCH
+    u = t.operands[0]
+    n, h, c = tb.shape_of(a)
+    index = np.arange(int(np.prod(tb.shape_of(u)))).reshape(tb.shape_of(u))
+    index = index.transpose(perms_of(t)).reshape(n, h, c)
+    rows = np.arange(n * h * c).reshape(n, h, c)
+    pi = index[0, 0] - rows[0, 0, 0]
+    if sorted(pi.tolist()) != list(range(c)) or not np.array_equal(index, rows[:, :, pi]):
+        return NO_MATCH
+    permuted = np.empty_like(weight)
+    permuted[:, pi, :] = weight
+    with rewriter.ip:
+        new = ir.Operation.create(
+            op.name, results=[op.result.type],
+            operands=[tb.reshape(u, [n, h, c]), tb.const(permuted, elem), *list(op.operands)[2:]],
+            attributes={name: op.attributes[name] for name in op.attributes})
+    rewriter.replace_op(op, [new.result])
+
+
 # --- fold and reorder ----------------------------------------------------------------------------
 
 
@@ -189,8 +288,29 @@ def fold_transpose(op, rewriter):
     rewriter.replace_op(op, [result])
 
 
+def _repeat_as_tile(x: ir.Value, dst: list[int]) -> list[int] | None:
+    """torch-mlir's `repeat`: reshape(tile(unit_reshape(s), m), dst) with dst of s's rank is
+    tile(s, dst / shape(s)) when the two move the same elements (checked on an index array)."""
+    tile = tb.defining_op(x)
+    if tile is None or tile.name != "tosa.tile" or len(list(x.uses)) != 1:
+        return None
+    expand = layout_of(tile.operands[0])
+    multiples = shape_values(tile.operands[1])
+    if expand is None or expand.perms is not None or multiples is None:
+        return None
+    src = list(expand.src)
+    if (len(src) != len(dst) or len(list(tile.operands[0].uses)) != 1
+            or any(d % s for d, s in zip(dst, src)) or int(np.prod(dst)) > MAX_INDEX_ELEMENTS):
+        return None
+    index = np.arange(int(np.prod(src))).reshape(src)
+    repeated = np.tile(index.reshape(expand.dst), multiples).reshape(dst)
+    direct = [d // s for d, s in zip(dst, src)]
+    return direct if np.array_equal(np.tile(index, direct), repeated) else None
+
+
 def fold_reshape(op, rewriter):
-    """Same-shape reshape -> x; R(R(x)) -> R(x); squeeze(T(x)) -> T'(squeeze'(x))."""
+    """Same-shape reshape -> x; R(R(x)) -> R(x); squeeze(T(x)) -> T'(squeeze'(x));
+    R(tile(expand(x))) -> tile(x) (torch-mlir's `repeat`, see _repeat_as_tile)."""
     op = op.operation
     x, dst = op.operands[0], tb.shape_of(op.result)
     producer = tb.defining_op(x)
@@ -203,6 +323,11 @@ def fold_reshape(op, rewriter):
           and layout_of(op.result) is not None and len(dst) < len(tb.shape_of(x))):
         with rewriter.ip:
             result = transpose_after_squeeze(producer.operands[0], perms_of(producer), dst)
+    elif (multiples := _repeat_as_tile(x, dst)) is not None:
+        with rewriter.ip:
+            source = tb.defining_op(producer.operands[0]).operands[0]
+            result = tosa.tile(tb.tensor_type(dst, tb.element_type(x)), source,
+                               tb.const_shape(multiples))
     else:
         return NO_MATCH
     rewriter.replace_op(op, [result])
@@ -214,6 +339,9 @@ def fold_reshape(op, rewriter):
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     for name in UNARY + NARY + AXIS_OPS:
         patterns.add(name, guarded(sink_layout, diagnostics))
+    for name in SHAPED:
+        patterns.add(name, guarded(sink_layout_shaped, diagnostics))
+    patterns.add("tosa.matmul", guarded(fold_transpose_into_matmul, diagnostics))
     patterns.add(TRANSPOSE, guarded(fold_transpose, diagnostics))
     patterns.add(RESHAPE, guarded(fold_reshape, diagnostics))
 

@@ -105,10 +105,36 @@ class Layout:
             return tb.transpose(value, inverse(self.perms))
         return tb.reshape(value, self.invert_shape(tb.shape_of(value)))
 
+    def invert_per_axis(self, values: Sequence[int], width: int,
+                        trivial: Sequence[int]) -> list[int] | None:
+        """An operand holding `width` values per output-space axis (tosa.pad's padding: 2;
+        tosa.slice's start or size, tosa.tile's multiples: 1) in the input space. A unit
+        reshape's added or removed axes must hold `trivial` (no padding, the whole size-1
+        axis, no tiling); None otherwise."""
+        groups = [list(values[i * width:(i + 1) * width]) for i in range(len(self.dst))]
+        out = [list(trivial) for _ in self.src]
+        if self.perms is not None:
+            for i, p in enumerate(self.perms):
+                out[p] = groups[i]
+        else:
+            if any(groups[j] != list(trivial) for j, d in enumerate(self.dst) if d == 1):
+                return None
+            for i, j in zip(nonunit(self.src), nonunit(self.dst)):
+                out[i] = groups[j]
+        return [v for group in out for v in group]
+
     def apply(self, value: ir.Value, dst_shape: Sequence[int]) -> ir.Value:
         if self.perms is not None:
             return tb.transpose(value, self.perms)
         return tb.reshape(value, dst_shape)
+
+
+def shape_values(value: ir.Value) -> list[int] | None:
+    """The values of a `tosa.const_shape`, else None."""
+    op = tb.defining_op(value)
+    if op is None or op.name != "tosa.const_shape":
+        return None
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes["values"])]
 
 
 def layout_of(value: ir.Value) -> Layout | None:

@@ -158,7 +158,8 @@ FIXPOINT = Driver.FIXPOINT
 
 REWRITES_PER_OP = 50
 # Ops without side effects that FIXPOINT erases once a rewrite removed their last use.
-PURE_PRODUCERS = frozenset({"tosa.const", "tosa.const_shape", "tosa.transpose", "tosa.reshape"})
+PURE_PRODUCERS = frozenset({"tosa.const", "tosa.const_shape", "tosa.transpose", "tosa.reshape",
+                            "tosa.tile"})
 
 
 class _RecordingPatterns:

@@ -57,7 +57,16 @@ def static_float_tensor(value: ir.Value, what: str, op: str,
 
 
 def dense_constant(value: ir.Value) -> np.ndarray | None:
-    """The data of a dense `torch.vtensor.literal` (see tb.elements_of), else None."""
+    """The data of a dense `torch.vtensor.literal` (see tb.elements_of), or of an
+    `aten.permute` of one (conv_tbc's decomposition permutes its weight), else None."""
+    op = tb.defining_op(value)
+    if op is not None and op.name == "torch.aten.permute":
+        data = tb.elements_of(op.operands[0])
+        try:
+            dims = int_list(op.operands[1], "permute dims")
+        except UnsupportedError:
+            return None
+        return None if data is None else np.ascontiguousarray(np.transpose(data, dims))
     return tb.elements_of(value)
 
 

@@ -1,0 +1,67 @@
+"""Published audio models nobody in this project wrote, compiled and checked against eager.
+
+The definitions are torchaudio 2.11.0's, vendored unchanged under
+test/fixtures/published/torchaudio_models (torchaudio itself cannot be imported next to
+torch 2.13.0; see that package's docstring). Each model either compiles and matches eager
+PyTorch on the TOSA reference model within 1e-5 relative to the output's magnitude
+(atol = 1e-5 * max|output|), or fails with one clear error; a model that fails today for
+a reason issue #14 tracks is an `xfail(strict=True)` naming the item, so it turns red the
+day it starts passing.
+
+The default run uses small configurations; `TORCH2TOSA_PUBLISHED_DEFAULT_SIZES=1` also runs
+every model at its published default size (minutes each for the large ones).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import torch2tosa
+from torch2tosa.diagnostics import Torch2TosaError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+
+from published.models import MODELS, Published  # noqa: E402
+
+RELATIVE_TOLERANCE = 1e-5
+DEFAULT_SIZES = os.environ.get("TORCH2TOSA_PUBLISHED_DEFAULT_SIZES", "") not in ("", "0")
+
+
+def _cases():
+    for m in MODELS:
+        # A model expected to fail with a given message fails today with another one.
+        raises = AssertionError if "expect_error" in m.extra else Torch2TosaError
+        marks = [pytest.mark.xfail(strict=True, raises=raises, reason=m.xfail)] if m.xfail else []
+        yield pytest.param(m, "small", id=f"{m.name}-small", marks=marks)
+        if DEFAULT_SIZES and m.default is not None:
+            yield pytest.param(m, "default", id=f"{m.name}-default", marks=marks)
+
+
+@pytest.mark.parametrize("published,size", list(_cases()))
+def test_published_model_tosa_FP(published: Published, size: str):
+    model, inputs = (published.small if size == "small" else published.default)()
+    model.eval()
+    expect_error = published.extra.get("expect_error")
+    if expect_error is not None:
+        # A limitation of TOSA itself: one clear message, nothing else.
+        with pytest.raises(Torch2TosaError) as info:
+            torch2tosa.compile(model, inputs)
+        assert expect_error in str(info.value), str(info.value)[:500]
+        assert len(str(info.value).splitlines()) <= 3, str(info.value)[:2000]
+        return
+    with torch.no_grad():
+        outputs = model(*inputs)
+    outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    magnitude = max(float(o.abs().max()) for o in outputs)
+    atol = RELATIVE_TOLERANCE * magnitude
+    compiled = torch2tosa.compile(model, inputs)
+    report = compiled.check(*inputs, atol=atol)
+    details = ", ".join(f"output {o.index} {o.shape}: max abs {o.max_abs_error:.3g}"
+                        for o in report.outputs)
+    assert report.ok, f"{published.name}: differs from PyTorch beyond {atol:.3g}: {details}"
+
