@@ -10,7 +10,7 @@ from .pass_base import PassInfo
 from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph
-from . import decompose_lstm, decompose_rnn
+from . import decompose_lstm, decompose_rnn, split_recurrent_layers
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
@@ -21,6 +21,7 @@ REGISTRY: dict[str, PassInfo] = {
         convert_quantized_ops.PASS,
         verify_integer_graph.PASS,
         conv1d_to_conv2d.PASS,
+        split_recurrent_layers.PASS,
         decompose_gru.PASS,
         decompose_lstm.PASS,
         decompose_rnn.PASS,
