@@ -165,6 +165,36 @@ def test_softmax_tosa_INT(name, log, dim, shape):
         assert vela.cpu_ops == 0, vela.summary()
 
 
+class InputLogSoftmax(nn.Module):
+    def forward(self, x):
+        return torch.log_softmax(x, -1)
+
+
+class SoftmaxPlusLogits(nn.Module):
+    """The softmax's fixed (0, 1] output range meets the add's observed one: PT2E requantizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return torch.softmax(y, 1) + y
+
+
+@pytest.mark.parametrize("model,shape", [(InputLogSoftmax(), (2, 10)),
+                                         (SoftmaxPlusLogits(), (1, 4, 8))], ids=str)
+def test_softmax_on_an_input_and_into_an_add_tosa_INT(model, shape):
+    x = torch.randn(shape)
+    calibration = [(torch.randn(shape),) for _ in range(8)] + [(x,)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(model.eval(), calibration), (x,),
+                                  target="ethos-u55-128")
+    assert _integer_only(compiled)
+    report = compiled.check(torch.randn(shape))
+    assert report.ok, report
+    assert compiled.vela().cpu_ops == 0
+
+
 def test_softmax_a16w8_is_a_clear_error_tosa_INT():
     x = torch.randn(1, 8, 16)
     quantized = torch2tosa.quantize(SoftmaxModel(True, 1).eval(), [(x,)], scheme="a16w8")

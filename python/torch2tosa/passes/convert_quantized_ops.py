@@ -17,6 +17,7 @@ values; nothing is recomputed from statistics):
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
     (quantization/decompose_softmax.py), so only their pieces reach this pass; a whole
     one (int16, or from another quantizer) is an error that says so.
+    q(dq(x)) with other parameters (a requantization)  ->  RESCALE
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -270,8 +271,28 @@ def _softmax_message(name: str, out: QParams) -> str:
             f"(REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)")
 
 
+def _lower_requantize(q: ir.Operation, rewriter) -> bool:
+    """q(dq(x)) with other parameters, which PT2E inserts where a fixed output range meets a
+    consumer's observed one (a softmax's (0, 1] feeding an add): one RESCALE."""
+    dq = tb.defining_op(q.operands[0])
+    found = dequantized(q.operands[0])
+    if dq is None or dq.name != DEQUANTIZE or found is None:
+        return False
+    x, in_qp = found
+    out = quantize_params(q)
+    with rewriter.ip, q.location:
+        y = ew.requantized(tb.to_builtin(x), in_qp, out, "requantize")
+        replacement = tb.from_builtin(y)
+    rewriter.replace_op(q, [replacement])
+    if not list(dq.results[0].uses):
+        rewriter.erase_op(dq)
+    return True
+
+
 def lower_quantized(op, rewriter):
     q = op.operation
+    if _lower_requantize(q, rewriter):
+        return None
     chain = _producer_chain(q)
     if chain is None:
         _check_lowerable(q)
