@@ -540,8 +540,7 @@ def main(argv=None) -> int:
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     if int_names:
         bench_int.warm_up()
-    int_rows = bench_int.bench_int(int_names,
-                                   closer_reference=not (args.only or args.quick or args.published))
+    int_rows = bench_int.bench_int(int_names)
     ts = targets(rows, forms) + bench_int.int_targets(int_rows)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,

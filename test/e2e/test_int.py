@@ -9,16 +9,21 @@ import torch
 from torch import nn
 
 import torch2tosa
-from torch2tosa import Torch2TosaError, examples
+from torch2tosa import Torch2TosaError, examples, stats
 
 CONV1D_EXAMPLES = ["conv1d_stride", "conv1d_dilation", "conv1d_depthwise", "conv1d_grouped",
                    "conv_transpose1d", "conv1d_reflect", "conv1d_replicate", "conv1d_circular",
-                   "conv1d_kernel1", "conv1d_same", "conv1d_batch4", "wav2letter", "tcn",
-                   "conv_classifier"]
+                   "conv1d_kernel1", "conv1d_same", "conv1d_batch4", "wav2letter",
+                   "wav2letter_log_softmax", "tcn", "conv_classifier"]
 # Quantization error against the float model on an input not used for calibration.
 MIN_SNR_DB = 30.0
 # (example, transposes) that INT graphs must keep as FP graphs do.
-TRANSPOSES = {"wav2letter": 2, "tcn": 1}
+TRANSPOSES = {"wav2letter": 2, "wav2letter_log_softmax": 2, "tcn": 1}
+# Exact op structure where it is compared with ExecuTorch 1.5.1's published INT graph of the
+# same model (10 Conv1d+ReLU, log_softmax(dim=1)): 39 ops, 18 RESCALE, 3 TABLE, 2 transposes.
+OP_COUNTS = {"wav2letter_log_softmax": {"ops": 38, "tosa.rescale": 18, "tosa.table": 2,
+                                        "tosa.reduce_max": 1, "tosa.reduce_sum": 1,
+                                        "tosa.sub": 2, "tosa.conv2d": 10}}
 
 
 def quantized_example(name: str, target: str = "ethos-u55-128", scheme: str = "a8w8", **kwargs):
@@ -42,8 +47,11 @@ def test_conv1d_examples_tosa_INT(name):
     fresh = compiled.check(*[torch.randn_like(t) for t in inputs])
     assert fresh.ok, fresh
     assert all(o.float_snr_db >= MIN_SNR_DB for o in fresh.outputs), fresh
+    counts = compiled.op_counts()
     if name in TRANSPOSES:
-        assert compiled.op_counts()["tosa.transpose"] == TRANSPOSES[name]
+        assert counts["tosa.transpose"] == TRANSPOSES[name]
+    for op, expected in OP_COUNTS.get(name, {}).items():
+        assert (stats.compute_ops(counts) if op == "ops" else counts[op]) == expected, (op, counts)
     for accelerator in ("ethos-u55-128", "ethos-u85-256"):
         vela = compiled.vela(accelerator)
         assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
@@ -94,20 +102,126 @@ def test_float_model_with_int_target_names_the_first_float_op_tosa_INT():
     assert "Traceback" not in message
 
 
-class LogSoftmaxHead(nn.Module):
+class MaxPool2dHead(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv1d(8, 8, 3)
+        self.conv = nn.Conv2d(8, 8, 3)
 
     def forward(self, x):
-        return torch.log_softmax(self.conv(x), dim=1)
+        return nn.functional.max_pool2d(self.conv(x), 2)
 
 
 def test_quantized_op_without_integer_lowering_is_named_tosa_INT():
+    x = torch.randn(1, 8, 8, 8)
+    quantized = torch2tosa.quantize(MaxPool2dHead().eval(), [(x,)])
+    with pytest.raises(Torch2TosaError, match="'aten.max_pool2d_with_indices' is quantized but "
+                                              "torch2tosa has no TOSA INT lowering for it yet"):
+        torch2tosa.compile(quantized, (x,), target="tosa-int")
+
+
+class SoftmaxModel(nn.Module):
+    """A Conv1d (or, for rank 2, a Linear classifier head) and a softmax over `dim`."""
+
+    def __init__(self, log: bool, dim: int, rank: int = 3):
+        super().__init__()
+        self.layer = nn.Conv1d(8, 12, 3) if rank == 3 else nn.Linear(8, 12)
+        self.log, self.dim = log, dim
+
+    def forward(self, x):
+        y = self.layer(x)
+        return torch.log_softmax(y, self.dim) if self.log else torch.softmax(y, self.dim)
+
+
+# (id, log, dim, input shape)
+SOFTMAX_CASES = [
+    ("log_softmax_channels", True, 1, (2, 8, 16)),
+    ("log_softmax_time", True, -1, (1, 8, 16)),
+    ("softmax_channels", False, 1, (1, 8, 16)),
+    ("softmax_time_batch2", False, 2, (2, 8, 16)),
+    ("softmax_classifier", False, -1, (3, 8)),
+    ("log_softmax_classifier", True, 1, (3, 8)),
+]
+
+
+@pytest.mark.parametrize("name,log,dim,shape", SOFTMAX_CASES, ids=[c[0] for c in SOFTMAX_CASES])
+def test_softmax_tosa_INT(name, log, dim, shape):
+    """Any dim, batch > 1: within one step of the PT2E model on the calibration's last input
+    and on a fresh one, TABLEs for exp and log (and exp again for softmax), one REDUCE_MAX
+    and one REDUCE_SUM, all on the NPU."""
+    model = SoftmaxModel(log, dim, rank=len(shape)).eval()
+    x = torch.randn(shape)
+    calibration = [(torch.randn(shape),) for _ in range(8)] + [(x,)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(model, calibration), (x,),
+                                  target="ethos-u55-128")
+    assert _integer_only(compiled)
+    for inputs in ((x,), (torch.randn(shape),)):
+        report = compiled.check(*inputs)
+        assert report.ok, report
+        assert all(o.float_snr_db >= MIN_SNR_DB for o in report.outputs), report
+    counts = compiled.op_counts()
+    assert (counts["tosa.table"], counts["tosa.reduce_max"], counts["tosa.reduce_sum"],
+            counts["tosa.sub"]) == (2 if log else 3, 1, 1, 2)
+    for accelerator in ("ethos-u55-128", "ethos-u85-256"):
+        vela = compiled.vela(accelerator)
+        assert vela.cpu_ops == 0, vela.summary()
+
+
+class InputLogSoftmax(nn.Module):
+    def forward(self, x):
+        return torch.log_softmax(x, -1)
+
+
+class SoftmaxPlusLogits(nn.Module):
+    """The softmax's fixed (0, 1] output range meets the add's observed one: PT2E requantizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return torch.softmax(y, 1) + y
+
+
+@pytest.mark.parametrize("model,shape", [(InputLogSoftmax(), (2, 10)),
+                                         (SoftmaxPlusLogits(), (1, 4, 8))], ids=str)
+def test_softmax_on_an_input_and_into_an_add_tosa_INT(model, shape):
+    x = torch.randn(shape)
+    calibration = [(torch.randn(shape),) for _ in range(8)] + [(x,)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(model.eval(), calibration), (x,),
+                                  target="ethos-u55-128")
+    assert _integer_only(compiled)
+    report = compiled.check(torch.randn(shape))
+    assert report.ok, report
+    assert compiled.vela().cpu_ops == 0
+
+
+def test_softmax_a16w8_is_a_clear_error_tosa_INT():
     x = torch.randn(1, 8, 16)
-    quantized = torch2tosa.quantize(LogSoftmaxHead().eval(), [(x,)])
-    with pytest.raises(Torch2TosaError, match="'aten._log_softmax' is quantized but torch2tosa "
-                                              "has no TOSA INT lowering for it yet"):
+    quantized = torch2tosa.quantize(SoftmaxModel(True, 1).eval(), [(x,)], scheme="a16w8")
+    with pytest.raises(Torch2TosaError, match="'aten._log_softmax' is quantized to int16 "
+                                              r"\(scheme 'a16w8'\), whose INT lowering needs "
+                                              "int16 TABLEs"):
+        torch2tosa.compile(quantized, (x,), target="ethos-u85-256")
+
+
+def test_softmax_quantized_whole_by_another_quantizer_is_a_clear_error_tosa_INT():
+    """A PT2E quantizer that annotates softmax as one op (here ours without its decomposition)."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from torch2tosa.quantization.quantizer import TosaQuantizer
+
+    class WholeSoftmaxQuantizer(TosaQuantizer):
+        def transform_for_annotation(self, model):
+            return model
+
+    x = torch.randn(1, 8, 16)
+    exported = torch.export.export(SoftmaxModel(False, 1).eval(), (x,))
+    prepared = prepare_pt2e(exported.module(), WholeSoftmaxQuantizer())
+    prepared(x)
+    quantized = convert_pt2e(prepared)
+    with pytest.raises(Torch2TosaError, match="'aten._softmax' is quantized as one op, which "
+                                              "has no TOSA INT lowering; torch2tosa.quantize"):
         torch2tosa.compile(quantized, (x,), target="tosa-int")
 
 

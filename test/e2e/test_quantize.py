@@ -4,6 +4,7 @@ float model (SNR), that the user's model is left alone, and one-line errors."""
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 import torch
@@ -177,3 +178,64 @@ def test_quantize_errors():
     bn_model, bn_inputs = get("tcn").build()
     _one_line_error("training mode and has BatchNorm1d: call model.eval", bn_model.train(),
                     [bn_inputs])
+
+
+class SoftmaxHead(nn.Module):
+    def __init__(self, log: bool):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 6, 3)
+        self.log = log
+
+    def forward(self, x):
+        y = self.conv(x)
+        return torch.log_softmax(y, dim=1) if self.log else torch.softmax(y, dim=1)
+
+
+def _quantize_of(node: torch.fx.Node) -> torch.fx.Node:
+    (user,) = node.users
+    assert user.target == Q, f"{node} is not quantized: its user is {user}"
+    return user
+
+
+@pytest.mark.parametrize("log", [True, False], ids=["log_softmax", "softmax"])
+def test_quantize_decomposes_softmax_a8w8(log):
+    """a8w8: (log_)softmax over n = 6 channels becomes amax (x's parameters), d = x - max (x's
+    scale, zero point 127), exp (1/255, -128), sum ((n + 1/2)/255, -128), log (log(n)/255, -128),
+    d - log (s_x + log(n)/255, 127) [, exp (1/255, -128)], every piece between Q/DQ."""
+    aten = torch.ops.aten
+    model = SoftmaxHead(log).eval()
+    gm = torch2tosa.quantize(model, calibration_for((torch.randn(1, 4, 16),)))
+    by_target = {}
+    for node in gm.graph.nodes:
+        by_target.setdefault(node.target, []).append(node)
+    assert not {aten.log_softmax.int, aten._log_softmax.default, aten.softmax.int,
+                aten._softmax.default} & set(by_target)
+    (amax,) = by_target[aten.amax.default]
+    assert amax.args[1:] == ([1], True)
+    x_q = amax.args[0].args[0]  # amax(DQ(Q(conv)))
+    s_x = x_q.args[1]
+    shifted, log_softmax = by_target[aten.sub.Tensor]
+    exps = by_target[aten.exp.default]
+    assert len(exps) == (1 if log else 2)
+    (total,) = by_target[aten.sum.dim_IntList]
+    (logarithm,) = by_target[aten.log.default]
+    assert shifted.args[1].args[0] is _quantize_of(amax)
+    assert _quantize_of(amax).args[1:3] == x_q.args[1:3]  # shares x's scale and zero point
+    assert _quantize_of(shifted).args[1:3] == (s_x, 127)
+    assert _quantize_of(exps[0]).args[1:3] == (pytest.approx(1 / 255), -128)
+    assert _quantize_of(total).args[1:3] == (pytest.approx(6.5 / 255), -128)
+    assert _quantize_of(logarithm).args[1:3] == (pytest.approx(math.log(6) / 255), -128)
+    assert _quantize_of(log_softmax).args[1:3] == (pytest.approx(s_x + math.log(6) / 255), 127)
+    if not log:
+        assert exps[1].args[0].args[0] is _quantize_of(log_softmax)
+        assert _quantize_of(exps[1]).args[1:3] == (pytest.approx(1 / 255), -128)
+    x = torch.randn(1, 4, 16)
+    assert snr_db(model(x), gm(x)) > 30
+
+
+def test_quantize_keeps_softmax_whole_a16w8():
+    gm = torch2tosa.quantize(SoftmaxHead(True).eval(), calibration_for((torch.randn(1, 4, 16),)),
+                             scheme="a16w8")
+    targets = {node.target for node in gm.graph.nodes}
+    assert torch.ops.aten.amax.default not in targets
+    assert targets & {torch.ops.aten.log_softmax.int, torch.ops.aten._log_softmax.default}

@@ -115,6 +115,9 @@ EXAMPLES: dict[str, Example] = {
         # Conv1d stacks and conv + GRU models.
         Example("wav2letter", "Wav2Letter-like: 8 Conv1d+ReLU, 40 MFCCs x 100 frames",
                 models.wav2letter),
+        Example("wav2letter_log_softmax", "Wav2Letter-like at ExecuTorch's size: 10 "
+                "Conv1d+ReLU, log_softmax over the 29 classes (dim 1); 40 MFCCs x 100 frames",
+                partial(models.wav2letter, num_layers=10, log_softmax=True)),
         Example("tcn", "TCN-like: 4 residual blocks of dilated Conv1d+BatchNorm1d (dilations 1-8), mean + linear head",
                 models.tcn),
         Example("conv_classifier", "Conv1d front end (2 strided Conv1d+ReLU) and a flatten + "

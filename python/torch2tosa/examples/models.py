@@ -102,15 +102,21 @@ def conv_relu_stack(channels: list[int], kernels: list[int], strides: list[int])
     return nn.Sequential(*layers)
 
 
-def wav2letter(num_layers=8, features=40, channels=64, classes=29, length=100):
+def wav2letter(num_layers=8, features=40, channels=64, classes=29, length=100,
+               log_softmax=False):
     """Wav2Letter-like: `num_layers` Conv1d+ReLU; a strided wide first layer, kernel 7
-    in the middle, two pointwise layers at the end (the last one to the classes)."""
+    in the middle, two pointwise layers at the end (the last one to the classes);
+    with `log_softmax`, log-probabilities over the classes (dim 1), as torchaudio's
+    Wav2Letter ends."""
     if num_layers < 3:
         raise ValueError("wav2letter needs at least 3 layers")
     widths = [features] + [channels] * (num_layers - 1) + [classes]
     kernels = [11] + [7] * (num_layers - 3) + [1, 1]
     strides = [2] + [1] * (num_layers - 1)
-    return conv_relu_stack(widths, kernels, strides), (torch.randn(1, features, length),)
+    model = conv_relu_stack(widths, kernels, strides)
+    if log_softmax:
+        model.append(nn.LogSoftmax(dim=1))
+    return model, (torch.randn(1, features, length),)
 
 
 def _randomize_batch_norms(model: nn.Module) -> nn.Module:

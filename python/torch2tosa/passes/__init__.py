@@ -11,6 +11,7 @@ from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_co
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64
 from . import convert_constant_index, decompose_lstm, decompose_pow, decompose_rnn
+from . import split_recurrent_layers
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
@@ -23,6 +24,7 @@ REGISTRY: dict[str, PassInfo] = {
         convert_quantized_ops.PASS,
         verify_integer_graph.PASS,
         conv1d_to_conv2d.PASS,
+        split_recurrent_layers.PASS,
         decompose_gru.PASS,
         decompose_lstm.PASS,
         decompose_rnn.PASS,

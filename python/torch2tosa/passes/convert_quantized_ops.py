@@ -12,8 +12,12 @@ values; nothing is recomputed from statistics):
         padding, groups and transposed forms), so fold-layout treats both profiles alike.
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
-    elementwise, reductions, pooling, concat, layout ops and nonlinearities:
-    quantized_elementwise.py
+    elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
+    nonlinearities: quantized_elementwise.py
+    softmax / log_softmax: TosaQuantizer decomposes them before quantization
+    (quantization/decompose_softmax.py), so only their pieces reach this pass; a whole
+    one (int16, or from another quantizer) is an error that says so.
+    q(dq(x)) with other parameters (a requantization)  ->  RESCALE
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -193,6 +197,8 @@ LOWERINGS = {
     "torch.aten.sub.Tensor": ew.lower_sub,
     "torch.aten.mul.Tensor": ew.lower_mul,
     "torch.aten.mean.dim": ew.lower_mean,
+    "torch.aten.sum.dim_IntList": ew.lower_sum,
+    "torch.aten.amax": ew.lower_amax,
     "torch.aten.cat": ew.lower_cat,
     "torch.aten.avg_pool1d": ew.lower_avg_pool,
     "torch.aten.max_pool1d": ew.lower_max_pool,
@@ -244,12 +250,49 @@ def _check_lowerable(q: ir.Operation) -> None:
     tensors = [v for v in producer.operands if tb.vtensor_shape_and_dtype(v.type)[1] is not None]
     if tensors and all(dequantized(v) is not None for v in tensors):
         name = producer.name.removeprefix("torch.")
+        if producer.name in SOFTMAX_OPS:
+            raise UnsupportedError(_softmax_message(name, quantize_params(q)))
         raise UnsupportedError(f"'{name}' is quantized but torch2tosa has no TOSA INT lowering "
                                f"for it yet")
 
 
+SOFTMAX_OPS = ("torch.aten._softmax", "torch.aten._log_softmax")
+
+
+def _softmax_message(name: str, out: QParams) -> str:
+    """A whole softmax between Q/DQ: torch2tosa.quantize decomposes it (a8w8), so it was
+    quantized to int16 or by another quantizer."""
+    if out.int_type == "i16":
+        return (f"'{name}' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs "
+                f"int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with "
+                f"scheme='a8w8'")
+    return (f"'{name}' is quantized as one op, which has no TOSA INT lowering; "
+            f"torch2tosa.quantize(model, calibration) decomposes it into ops that have one "
+            f"(REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)")
+
+
+def _lower_requantize(q: ir.Operation, rewriter) -> bool:
+    """q(dq(x)) with other parameters, which PT2E inserts where a fixed output range meets a
+    consumer's observed one (a softmax's (0, 1] feeding an add): one RESCALE."""
+    dq = tb.defining_op(q.operands[0])
+    found = dequantized(q.operands[0])
+    if dq is None or dq.name != DEQUANTIZE or found is None:
+        return False
+    x, in_qp = found
+    out = quantize_params(q)
+    with rewriter.ip, q.location:
+        y = ew.requantized(tb.to_builtin(x), in_qp, out, "requantize")
+        replacement = tb.from_builtin(y)
+    rewriter.replace_op(q, [replacement])
+    if not list(dq.results[0].uses):
+        rewriter.erase_op(dq)
+    return True
+
+
 def lower_quantized(op, rewriter):
     q = op.operation
+    if _lower_requantize(q, rewriter):
+        return None
     chain = _producer_chain(q)
     if chain is None:
         _check_lowerable(q)

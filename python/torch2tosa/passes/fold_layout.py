@@ -11,6 +11,8 @@ meets the NWC->NCW of the previous one:
 
   sink      f(L(x))                 -> L(f(x))                f elementwise/unary
             f(L(a), L(b), c)        -> L(f(a, b, L^-1(c)))     c constant(-derived)
+            f(T(a), R(b))           -> T(f(a, R'(b)))         R a unit reshape, T^-1 moves
+                                                              only size-1 dims of R(b)
             reduce(L(x), axis=a)    -> L(reduce(x, axis=L^-1(a)))
             concat(L(a), L(b), a)   -> L(concat(a, b, L^-1(a)))
             pad/slice/tile(L(x), v) -> L(op(x, v per axis in L's input space))
@@ -35,8 +37,9 @@ A layout value with several users is sunk only if every user is itself
 sinkable (a layout op or an op above), so a transpose is never duplicated into
 a user that cannot pass it on (a conv, a matmul, the return).
 
-Termination: sinking only moves layout ops downward, folds remove ops (the matmul and
-tile folds remove a transpose or a tile), and a reorder strictly lowers a transpose's rank; no pattern moves a layout op up
+Termination: sinking only moves layout ops downward (an operand's unit reshape is
+replaced by another, never added), folds remove ops (the matmul and tile folds remove a
+transpose or a tile), and a reorder strictly lowers a transpose's rank; no pattern moves a layout op up
 past a compute op, so the patterns cannot ping-pong.
 
 What it touches (driver FIXPOINT, see pass_base): only the ops its patterns match,
@@ -119,6 +122,20 @@ def _existing_inverse(lead: Layout, value: ir.Value, op: ir.Operation) -> ir.Val
     return None
 
 
+def _reshaped_inverse(lead: Layout, value: ir.Value):
+    """A unit-reshaped operand next to a transposed one, where the inverse transpose would
+    move only size-1 dims (a broadcast operand such as a row max [1, 1, W] beside [1, C, W]):
+    a reshape of the unit reshape's source instead, so no layout op is added."""
+    layout = layout_of(value)
+    if lead.perms is None or layout is None or layout.perms is not None:
+        return None
+    shape = tb.shape_of(value)
+    if not tb.moves_only_unit_dims(shape, inverse(lead.perms)):
+        return None
+    target = lead.invert_shape(shape)
+    return lambda: tb.reshape(layout.source, target)
+
+
 def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
     """A callable building `value` in `lead`'s input layout, or None if it cannot be had."""
     if lead.matches(value):
@@ -126,8 +143,9 @@ def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
     existing = _existing_inverse(lead, value, op)
     if existing is not None:
         return lambda: existing
-    if _free_inverse(lead, value):
-        return lambda: lead.invert_value(value)
+    reshaped = _reshaped_inverse(lead, value)
+    if reshaped is not None:
+        return reshaped
     if not _is_constant_like(value) or lead.invert_shape(tb.shape_of(value)) is None:
         return None
     data, elem = tb.elements_of(value), tb.element_type(value)
@@ -135,19 +153,6 @@ def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
         array = lead.invert_constant(data)
         return lambda: tb.const(array, elem)
     return lambda: lead.invert_value(value)
-
-
-def _free_inverse(lead: Layout, value: ir.Value) -> bool:
-    """True when `value` is itself a single-use unit reshape and `lead`'s inverse on it only
-    moves size-1 dims: the inverse folds into that reshape, so no op is added. E.g. a
-    softmax's max/sum over the channel axis, broadcast back as [N, 1, W]."""
-    other = layout_of(value)
-    if other is None or other.perms is not None or len(list(value.uses)) != 1:
-        return False
-    shape = tb.shape_of(value)
-    if lead.perms is None or lead.invert_shape(shape) is None:
-        return False
-    return tb.moves_only_unit_dims(shape, inverse(lead.perms))
 
 
 def _has_np_dtype(elem: ir.Type) -> bool:
@@ -167,6 +172,21 @@ def _layout_agnostic(op: ir.Operation) -> bool:
     return not (op.name == "tosa.rescale" and ir.BoolAttr(op.attributes["per_channel"]).value)
 
 
+def _lead_and_builders(moved: list[ir.Value], data: list[ir.Value], op: ir.Operation,
+                       out_shape: list[int]):
+    """(lead layout, operand builders, new result shape): the first moved operand's layout
+    leads; if the others cannot follow it, a later transposed operand may (a unit-reshaped
+    operand can follow a transpose, see `_reshaped_inverse`). None if no lead works."""
+    leads = [layout_of(moved[0])] + [layout_of(v) for v in moved[1:]
+                                     if layout_of(v).perms is not None]
+    for lead in leads:
+        builders = [_inverted_operand(lead, v, op) for v in data]
+        new_shape = lead.invert_shape(out_shape)
+        if all(b is not None for b in builders) and new_shape is not None:
+            return lead, builders, new_shape
+    return None
+
+
 def sink_layout(op, rewriter):
     """f(L(a), L(b), c) -> L(f(a, b, L^-1(c))) for layout-agnostic f (axis attributes remapped)."""
     op = op.operation
@@ -177,12 +197,11 @@ def sink_layout(op, rewriter):
     moved = [v for v in data if layout_of(v) is not None and not _is_constant_like(v)]
     if not moved or not all(_can_sink(v) for v in moved):
         return NO_MATCH
-    lead = layout_of(moved[0])
-    builders = [_inverted_operand(lead, v, op) for v in data]
     out_shape = tb.shape_of(op.result)
-    new_shape = lead.invert_shape(out_shape)
-    if any(b is None for b in builders) or new_shape is None:
+    found = _lead_and_builders(moved, data, op, out_shape)
+    if found is None:
         return NO_MATCH
+    lead, builders, new_shape = found
     attributes = {name: op.attributes[name] for name in op.attributes}
     if op.name in AXIS_OPS:
         axis = lead.map_axis(ir.IntegerAttr(attributes["axis"]).value)

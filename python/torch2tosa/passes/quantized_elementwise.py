@@ -11,6 +11,8 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               folded into an int32 constant)
     mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
+    sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
+    amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
     cat       inputs whose parameters differ from the output's are RESCALEd first
     layout    permute/view/flatten/squeeze/unsqueeze/slice: the same data movement on the
               integers (a RESCALE only when the parameters differ)
@@ -18,7 +20,7 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               TOSA avg_pool2d/max_pool2d on [N,1,W,C]; TOSA averages without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
-    f(x)      sigmoid/tanh/gelu/silu/exp/log/...: a 256-entry int8 TABLE, its entries
+    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/...: a 256-entry int8 TABLE, its entries
               computed by `quant_math.table_int8` exactly as the PT2E model computes f
 """
 
@@ -125,17 +127,39 @@ def lower_mul(op, out):
 # --- reductions and concat ------------------------------------------------------------------
 
 
-def lower_mean(op, out):
-    what = "aten.mean.dim"
+def _reduced_dims(op: ir.Operation, rank: int, what: str) -> list[int]:
+    dims = sorted({d % rank for d in int_list(op.operands[1], f"{what}: dim")})
+    return dims or list(range(rank))  # an empty dim list reduces over every dim
+
+
+def _reduce_sum(op: ir.Operation, out: QParams, what: str, mean: bool) -> ir.Value:
     x, qp = quantized_operand(op.operands[0], what)
     shape = tb.shape_of(x)
-    dims = [d % len(shape) for d in int_list(op.operands[1], f"{what}: dim")]
+    dims = _reduced_dims(op, len(shape), what)
     acc = _to_int32(x, qp, 1.0, what)
-    for d in sorted(dims):
+    for d in dims:
         acc = tb.reduce_sum(acc, d)
-    count = int(np.prod([shape[d] for d in dims]))
+    count = int(np.prod([shape[d] for d in dims])) if mean else 1
     y = _from_int32(acc, qp.scalar_scale / (count * out.scalar_scale), out, what)
     return tb.reshape(y, _result_shape(op))
+
+
+def lower_mean(op, out):
+    return _reduce_sum(op, out, "aten.mean.dim", mean=True)
+
+
+def lower_sum(op, out):
+    return _reduce_sum(op, out, "aten.sum.dim_IntList", mean=False)
+
+
+def lower_amax(op, out):
+    """REDUCE_MAX on the integer codes: max commutes with the (increasing) dequantization."""
+    what = "aten.amax"
+    x, qp = quantized_operand(op.operands[0], what)
+    y = x
+    for d in _reduced_dims(op, len(tb.shape_of(x)), what):
+        y = tb.reduce_max(y, d)
+    return requantized(tb.reshape(y, _result_shape(op)), qp, out, what)
 
 
 def _pool_args(op: ir.Operation, what: str, with_dilation: bool):
@@ -301,6 +325,7 @@ def _table_functions():
         "torch.aten.tanh": torch.tanh,
         "torch.aten.exp": torch.exp,
         "torch.aten.log": torch.log,
+        "torch.aten.reciprocal": torch.reciprocal,
         "torch.aten.gelu": F.gelu,
         "torch.aten.silu": F.silu,
         "torch.aten.hardswish": F.hardswish,
@@ -310,6 +335,7 @@ def _table_functions():
 
 
 TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.aten.log",
+             "torch.aten.reciprocal",
              "torch.aten.gelu", "torch.aten.silu", "torch.aten.hardswish",
              "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu")
 

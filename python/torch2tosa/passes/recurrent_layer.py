@@ -130,8 +130,11 @@ _VALUE_FILLS = {"torch.aten.full": 1, "torch.aten.full_like": 1, "torch.aten.new
 
 
 def is_constant_zero(value: ir.Value) -> bool:
-    """True for a state built by zeros/full(0)/a zero literal: PyTorch's default h0 (and c0)."""
+    """True for a state built by zeros/full(0)/a zero literal: PyTorch's default h0 (and c0),
+    or a slice of one (split-recurrent-layers slices h0 per layer)."""
     name = op_name(value)
+    if name == "torch.aten.slice.Tensor":
+        return is_constant_zero(tb.defining_op(value).operands[0])
     if name in _ZERO_FILLS:
         return True
     if name in _VALUE_FILLS:

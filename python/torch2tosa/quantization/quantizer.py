@@ -14,7 +14,13 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   output is (TOSA folds the clamp into the RESCALE)
   cat                             inputs and output share one observer, with the
                                   producers' outputs too: no requantization
-  sigmoid, tanh, gelu, ... softmax  input act, output act (a TABLE op in int8)
+  sigmoid, tanh, gelu, ...        input act, output act (a TABLE op in int8)
+  softmax, log_softmax            a8w8: decomposed first (`transform_for_annotation`, see
+                                  decompose_softmax.py) into amax, sub, exp, sum, log, sub
+                                  [, exp]; amax shares x's observer, the others get the
+                                  fixed or x-derived ranges decompose_softmax.py lists;
+                                  a16w8: input act, output act (no INT lowering yet: it
+                                  needs int16 TABLEs)
   shape / layout ops, max_pool, mean, avg_pool, zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
@@ -27,11 +33,14 @@ dequantize before it.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import (
+    DerivedQuantizationSpec,
+    FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
     Quantizer,
     SharedQuantizationSpec,
@@ -39,6 +48,7 @@ from torchao.quantization.pt2e.quantizer import (
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
 from ..diagnostics import Torch2TosaError
+from . import decompose_softmax as sm
 from .schemes import SCHEMES, Scheme
 
 aten = torch.ops.aten
@@ -55,7 +65,7 @@ CAT_OPS = {aten.cat.default, aten.concat.default}
 TABLE_OPS = {
     aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
     aten.exp.default, aten.log.default, aten.hardswish.default, aten.hardsigmoid.default,
-    aten.elu.default, aten.leaky_relu.default,
+    aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }
 # Output takes the input's scale and zero point: these move, select, pad with the zero
@@ -64,9 +74,9 @@ SHARED_OPS = {
     aten.permute.default, aten.transpose.int, aten.view.default, aten.reshape.default,
     aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
     aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.max_pool1d.default,
-    aten.max_pool2d.default, aten.mean.dim, aten.mean.default, aten.avg_pool1d.default,
-    aten.adaptive_avg_pool1d.default, aten.clone.default, aten.contiguous.default,
-    aten.dropout.default, operator.getitem,
+    aten.max_pool2d.default, aten.amax.default, aten.mean.dim, aten.mean.default,
+    aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default, aten.clone.default,
+    aten.contiguous.default, aten.dropout.default, operator.getitem,
 } | FUSABLE_ACTIVATIONS
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
 
@@ -86,12 +96,21 @@ class TosaQuantizer(Quantizer):
         super().__init__()
         self.scheme = get_scheme(scheme)
 
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        """a8w8: softmax / log_softmax become ops with integer lowerings (decompose_softmax).
+        a16w8 keeps them whole: their pieces would need int16 TABLEs."""
+        if self.scheme.activation.dtype == torch.int8:
+            sm.decompose_softmax(model)
+        return model
+
     def annotate(self, model: GraphModule) -> GraphModule:
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
             target = node.target
-            if target in WEIGHTED_OPS:
+            if sm.PART_KEY in node.meta:
+                self._annotate_softmax_part(node, node.meta[sm.PART_KEY])
+            elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
             elif target in BINARY_OPS:
                 self._annotate_binary(node)
@@ -144,6 +163,41 @@ class TosaQuantizer(Quantizer):
             return
         _annotate(node, {x: self.scheme.activation}, self.scheme.activation)
 
+    def _annotate_softmax_part(self, node: Node, part: str) -> None:
+        """The specs of decompose_softmax's pieces. Every input edge from another piece shares
+        that piece's output observer (no requantization between them); x enters once, on the
+        edge into amax, and the sub reads it with the same parameters. Past x, every range is
+        known from x's scale and the dim's size n, so nothing is observed (an observed range
+        clips inputs flatter than the calibration's)."""
+        if not all(_is_float(a) for a in node.args if isinstance(a, Node)) or not _is_float(node):
+            return
+        act, size = self.scheme.activation, node.meta[sm.SIZE_KEY]
+        if part == sm.MAX:
+            x = node.args[0]
+            _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act},
+                      SharedQuantizationSpec((x, node)))
+            return
+        inputs = {a: SharedQuantizationSpec(a) for a in node.args if isinstance(a, Node)}
+        if part == sm.SHIFTED:
+            x, m = node.args
+            x_edge = (x, m)
+            inputs[x] = SharedQuantizationSpec(x_edge)
+            output = _non_positive_spec(x_edge, act, 0.0)
+        elif part == sm.LOG_SOFTMAX:
+            x_edge = _shifted_input_edge(node.args[0])
+            output = _non_positive_spec(x_edge, act, math.log(size))
+        elif part == sm.EXP:
+            output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
+        elif part == sm.SUM:
+            # A sum of n values in (0, 1] is in [1, n]; codes for [0, n + 1/2] make the RESCALE
+            # from exp's scale 1/255 a ratio 2 / (2n + 1), whose multiples are never a rounding
+            # tie (an integer sum times 1/n would tie once in n, where float32 noise decides
+            # PT2E's rounding and the integer RESCALE rounds half up: a one-step mismatch).
+            output = _fixed_spec(act, size + 0.5)
+        else:  # log of that sum: [0, log n]
+            output = _fixed_spec(act, max(math.log(size), 1.0 / act.quant_max))
+        _annotate(node, inputs, output)
+
     def _annotate_shared(self, node: Node) -> None:
         x = node.args[0]
         if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
@@ -165,6 +219,36 @@ class TosaQuantizer(Quantizer):
             _annotate(users[0], {}, self.scheme.activation)
             return None
         return self.scheme.activation
+
+
+def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:
+    """[0, top] over the whole code range (zero point at the bottom code)."""
+    return FixedQParamsQuantizationSpec(
+        dtype=act.dtype, scale=top / (act.quant_max - act.quant_min), zero_point=act.quant_min,
+        quant_min=act.quant_min, quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
+
+
+def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float) -> DerivedQuantizationSpec:
+    """A value in [-(x_max - x_min) - extra, 0], zero point at the top code (int8 only: the
+    decomposition is a8w8's; int16 zero points must be 0). x - max(x) at x's
+    own scale (extra = 0): every difference of two codes of x is representable, so the sub is
+    exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra = log n)."""
+
+    def qparams(observers):
+        (x_observer,) = observers
+        scale, _ = x_observer.calculate_qparams()
+        scale = scale + extra / (act.quant_max - act.quant_min)
+        return scale, torch.full_like(scale, act.quant_max, dtype=torch.int32)
+
+    return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
+                                   dtype=act.dtype, quant_min=act.quant_min,
+                                   quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
+
+
+def _shifted_input_edge(shifted: Node) -> tuple[Node, Node]:
+    """The x -> amax edge of the x - max(x) node `shifted`."""
+    x, m = shifted.args
+    return (x, m)
 
 
 def _weight_channel_axis(node: Node) -> int | None:

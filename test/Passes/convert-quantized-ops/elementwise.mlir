@@ -146,3 +146,30 @@ func.func @permute_shares_qparams(%x: !torch.vtensor<[1,2,3],si8>) -> !torch.vte
   %q = torch.quantized_decomposed.quantize_per_tensor %p, %s, %z, %lo, %hi, %i8 : !torch.vtensor<[1,3,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,3,2],si8>
   return %q : !torch.vtensor<[1,3,2],si8>
 }
+
+// -----
+
+// COM: q(dq(x)) with other parameters (PT2E's requantization where a fixed range, e.g. a
+// COM: softmax's (0, 1], meets an observed one): one RESCALE by 0.5 / 0.25 = 2 (multiplier
+// COM: 2^30, shift 29) from zero point 1 to -2; the dequantize is gone.
+// CHECK-LABEL: func.func @requantize
+// CHECK-DAG:     %[[M:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}>
+// CHECK-DAG:     %[[S29:.*]] = "tosa.const"() <{values = dense<29> : tensor<1xi8>}>
+// CHECK-DAG:     %[[ZI:.*]] = "tosa.const"() <{values = dense<1> : tensor<1xi8>}>
+// CHECK-DAG:     %[[ZO:.*]] = "tosa.const"() <{values = dense<-2> : tensor<1xi8>}>
+// CHECK:         %[[Y:.*]] = tosa.rescale %{{.*}}, %[[M]], %[[S29]], %[[ZI]], %[[ZO]] {{.*}} : (tensor<4xi8>, {{.*}}) -> tensor<4xi8>
+// CHECK-NOT:     torch.quantized_decomposed
+// CHECK:         return
+func.func @requantize(%a: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],si8> {
+  %half = torch.constant.float 5.000000e-01
+  %quarter = torch.constant.float 2.500000e-01
+  %z1 = torch.constant.int 1
+  %zm2 = torch.constant.int -2
+  %lo = torch.constant.int -128
+  %hi = torch.constant.int 127
+  %i8 = torch.constant.int 1
+  %none = torch.constant.none
+  %da = torch.quantized_decomposed.dequantize_per_tensor %a, %half, %z1, %lo, %hi, %i8, %none : !torch.vtensor<[4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %da, %quarter, %zm2, %lo, %hi, %i8 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si8>
+  return %q : !torch.vtensor<[4],si8>
+}

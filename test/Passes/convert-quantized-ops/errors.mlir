@@ -93,3 +93,41 @@ func.func @scale_out_of_range(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
   %q = torch.quantized_decomposed.quantize_per_tensor %r, %one, %int5, %intm128, %int127, %int1 : !torch.vtensor<[1,2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,4],si8>
   return %q : !torch.vtensor<[1,2,4],si8>
 }
+
+// -----
+
+// COM: A whole softmax between Q/DQ has no lowering: torch2tosa.quantize decomposes it (a8w8),
+// COM: so an int16 one (a16w8) needs int16 TABLEs, and an int8 one came from another quantizer.
+// ERR: errors.mlir:[[# @LINE + 12]]:{{[0-9]+}}: error: 'aten._log_softmax' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with scheme='a8w8'
+func.func @log_softmax_int16(%x: !torch.vtensor<[1,4],si16>) -> !torch.vtensor<[1,4],si16> {
+  %scale = torch.constant.float 1.000000e-03
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %lo = torch.constant.int -32768
+  %hi = torch.constant.int 32767
+  %i16 = torch.constant.int 2
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %xd = torch.quantized_decomposed.dequantize_per_tensor %x, %scale, %int0, %lo, %hi, %i16, %none : !torch.vtensor<[1,4],si16>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,4],f32>
+  %y = torch.aten._log_softmax %xd, %int1, %false : !torch.vtensor<[1,4],f32>, !torch.int, !torch.bool -> !torch.vtensor<[1,4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %scale, %int0, %lo, %hi, %i16 : !torch.vtensor<[1,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,4],si16>
+  return %q : !torch.vtensor<[1,4],si16>
+}
+
+// -----
+
+// ERR: errors.mlir:[[# @LINE + 12]]:{{[0-9]+}}: error: 'aten._softmax' is quantized as one op, which has no TOSA INT lowering; torch2tosa.quantize(model, calibration) decomposes it into ops that have one (REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)
+func.func @softmax_int8_whole(%x: !torch.vtensor<[1,4],si8>) -> !torch.vtensor<[1,4],si8> {
+  %scale = torch.constant.float 1.000000e-01
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %lo = torch.constant.int -128
+  %hi = torch.constant.int 127
+  %i8 = torch.constant.int 1
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %xd = torch.quantized_decomposed.dequantize_per_tensor %x, %scale, %int0, %lo, %hi, %i8, %none : !torch.vtensor<[1,4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,4],f32>
+  %y = torch.aten._softmax %xd, %int1, %false : !torch.vtensor<[1,4],f32>, !torch.int, !torch.bool -> !torch.vtensor<[1,4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %scale, %int0, %lo, %hi, %i8 : !torch.vtensor<[1,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,4],si8>
+  return %q : !torch.vtensor<[1,4],si8>
+}

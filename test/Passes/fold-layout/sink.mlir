@@ -142,3 +142,26 @@ func.func @constant_first(%arg0: tensor<2x16x4xf32>) -> tensor<2x4x16xf32> {
   %1 = tosa.maximum %k, %0 : (tensor<1x4x1xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
   return %1 : tensor<2x4x16xf32>
 }
+
+// -----
+
+// COM: A row statistic beside a transposed activation (softmax's x - max(x) in NCW after an
+// COM: NWC conv): the max [1, 1, W] arrives through a unit reshape of [1, W, 1], and the
+// COM: inverse transpose would move only its size-1 dims, so the sub runs in NWC on a
+// COM: reshape of the reshape's source ([1, W, 1], no layout op added) and the transpose
+// COM: moves below it (the transpose leads though the reshaped operand comes first).
+// CHECK-LABEL: func.func @broadcast_row_beside_transpose
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x16x4xi32>)
+// CHECK:         %[[MAX:.*]] = tosa.reduce_max %[[X]] {axis = 2 : i32} : (tensor<1x16x4xi32>) -> tensor<1x16x1xi32>
+// CHECK:         %[[D:.*]] = tosa.sub %[[MAX]], %[[X]] : (tensor<1x16x1xi32>, tensor<1x16x4xi32>) -> tensor<1x16x4xi32>
+// CHECK:         %[[T:.*]] = tosa.transpose %[[D]] {perms = array<i32: 0, 2, 1>}
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[T]]
+func.func @broadcast_row_beside_transpose(%arg0: tensor<1x16x4xi32>) -> tensor<1x4x16xi32> {
+  %s = tosa.const_shape {values = dense<[1, 1, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %m = tosa.reduce_max %arg0 {axis = 2 : i32} : (tensor<1x16x4xi32>) -> tensor<1x16x1xi32>
+  %r = tosa.reshape %m, %s : (tensor<1x16x1xi32>, !tosa.shape<3>) -> tensor<1x1x16xi32>
+  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x4xi32>) -> tensor<1x4x16xi32>
+  %1 = tosa.sub %r, %0 : (tensor<1x1x16xi32>, tensor<1x4x16xi32>) -> tensor<1x4x16xi32>
+  return %1 : tensor<1x4x16xi32>
+}
