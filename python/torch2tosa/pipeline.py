@@ -225,10 +225,16 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
     # decompose-add-sub-alpha first: fold-batch-norm folds add/sub only with alpha == 1.
     # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
-    integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
+    # INT: decompose-gru lowers the quantized GRUs first (its results come back as dequantize
+    # ops, which convert-quantized-ops folds into the quantize that follows).
+    form = f"form={options.gru_form}"
+    gru = f"decompose-gru{{{form} target={options.target.name}}}"
+    integer = ([gru, "convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
+    recurrent = [f"{flag}{{{form}}}" for flag in RECURRENT_PASSES
+                 if not (options.target.is_int and flag == "decompose-gru")]
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "conv1d-to-conv2d",
-                   *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
+                   *recurrent]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
     attach = options.target.attach_options(options.tosa_extensions())

@@ -14,6 +14,7 @@ values; nothing is recomputed from statistics):
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions, pooling, concat, layout ops and nonlinearities:
     quantized_elementwise.py
+    q(dq(x)) with equal parameters     ->  x   (what decompose-gru returns for a quantized GRU)
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -248,8 +249,23 @@ def _check_lowerable(q: ir.Operation) -> None:
                                f"for it yet")
 
 
+def _fold_requantize(q: ir.Operation, rewriter) -> bool:
+    """quantize(dequantize(x)) with the same parameters is x (a lowering that returns its
+    integer result as a dequantize, as decompose-gru does for a quantized GRU)."""
+    found = dequantized(q.operands[0])
+    if found is None or found[1].axis is not None or not found[1].same_as(quantize_params(q)):
+        return False
+    dq = tb.defining_op(q.operands[0])
+    rewriter.replace_op(q, [found[0]])
+    if not list(dq.results[0].uses):
+        rewriter.erase_op(dq)
+    return True
+
+
 def lower_quantized(op, rewriter):
     q = op.operation
+    if _fold_requantize(q, rewriter):
+        return None
     chain = _producer_chain(q)
     if chain is None:
         _check_lowerable(q)

@@ -70,6 +70,11 @@ class Cell:
     relayout: Callable[[dict[str, np.ndarray], int], DirectionWeights]  # (params, hidden)
     constants: Callable[[LayerWeights], Any]
     step: Callable[[ir.Value, States, Any, int], States]  # (gi_t, states, consts, hidden)
+    # (x, weights) -> GI [D*B, T, G*H]; None: `input_projection` (integer cells rescale)
+    project: Callable[[ir.Value, LayerWeights], ir.Value] | None = None
+
+    def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
+        return (self.project or input_projection)(x, weights)
 
     def state_widths(self, weights: LayerWeights) -> list[int]:
         return [weights.state_width if s == "h" else weights.hidden for s in self.state_names]
@@ -104,7 +109,7 @@ def input_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
 def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States,
                        weights: LayerWeights) -> tuple[ir.Value, States]:
     """x [D*B, T, F] -> (h of every step [D*B, T, P] in processing order, last states)."""
-    gi = input_projection(x, weights)
+    gi = cell.input_projection(x, weights)
     rows, steps, width = tb.shape_of(gi)
     consts = cell.constants(weights)
     states, outputs = states0, []

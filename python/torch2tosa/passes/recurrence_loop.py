@@ -28,7 +28,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .recurrence import Cell, LayerWeights, States, input_projection
+from .recurrence import Cell, LayerWeights, States
 
 
 def _counter_const(rows: int, value: float) -> ir.Value:
@@ -73,7 +73,7 @@ def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights) -> None:
 def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States,
                          weights: LayerWeights) -> tuple[ir.Value, States]:
     """x [D*B, T, F] -> (h of every step [D*B, T, P] in processing order, last states)."""
-    gi = input_projection(x, weights)
+    gi = cell.input_projection(x, weights)
     rows, steps, width = tb.shape_of(gi)
     if steps == 1:  # a single step needs no loop
         states1 = cell.step(gi, states0, cell.constants(weights), weights.hidden)

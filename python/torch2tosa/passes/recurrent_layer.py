@@ -163,37 +163,56 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
     init_types = [static_builtin(v, what, opname) for what, v in initial]
     elem = x_type.element_type
     params = read_params(op, cfg, tb.np_dtype(elem), opname)
+    batch = sequence_shape(x_type, cfg, opname)[1]
+
+    def layer(i: int):
+        d = cfg.directions
+        hidden = params[i * d]["weight_hh"].shape[0] // cell.gates
+        return cell, stack_layer_weights(
+            [cell.relayout(params[i * d + k], hidden) for k in range(d)], hidden, batch, elem)
+
+    with rewriter.ip, op.location:
+        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
+        output, finals = run_layers(tb.to_builtin(op.operands[0]), inits,
+                                    [t.shape[2] for t in init_types], layer, cfg, batch, form)
+        rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
+
+
+def sequence_shape(x_type: ir.RankedTensorType, cfg: RecurrentConfig,
+                   opname: str) -> tuple[int, int]:
+    """(steps, batch) of the input; empty sequences are refused."""
     seq_axis = 1 if cfg.batch_first else 0
     steps, batch = x_type.shape[seq_axis], x_type.shape[1 - seq_axis]
     if steps == 0 or batch == 0:
         raise UnsupportedError(f"{opname}: empty sequences are not supported")
+    return steps, batch
 
-    with rewriter.ip, op.location:
-        x = tb.to_builtin(op.operands[0])
-        if not cfg.batch_first:
-            x = _swap_01(x)
-        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        layer_input = x  # [B, T, F]
-        runner = LAYER_RUNNERS[form]
-        d = cfg.directions
-        finals: list[list[ir.Value]] = [[] for _ in initial]
-        for layer in range(cfg.num_layers):
-            hidden = params[layer * d]["weight_hh"].shape[0] // cell.gates
-            weights = stack_layer_weights(
-                [cell.relayout(params[layer * d + k], hidden) for k in range(d)], hidden, batch,
-                elem)
-            widths = cell.state_widths(weights)
-            states0 = tuple(
-                None if s is None else tb.reshape(
-                    tb.slice_(s, [layer * d, 0, 0], [d, batch, t.shape[2]]), [d * batch, 1, w])
-                for s, t, w in zip(inits, init_types, widths))
-            seq, last = runner(cell, _directional_input(layer_input, d), states0, weights)
-            layer_input = _layer_output(seq, d, batch)
-            for f, s, w in zip(finals, last, widths):
-                f.append(tb.reshape(s, [d, batch, w]))
-        output = layer_input if cfg.batch_first else _swap_01(layer_input)
-        results = [tb.concat(f, axis=0) for f in finals]
-        rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in results)])
+
+def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], init_widths: Sequence[int],
+               layer, cfg: RecurrentConfig, batch: int, form: str
+               ) -> tuple[ir.Value, list[ir.Value]]:
+    """Every layer of a recurrent op on builtin tensors: x in PyTorch's layout, inits the
+    initial states [L*D, B, *] (None: zero); `layer(i)` gives layer i's (cell, weights).
+    Returns (output in PyTorch's layout, each final state [L*D, B, *])."""
+    if not cfg.batch_first:
+        x = _swap_01(x)
+    layer_input = x  # [B, T, F]
+    runner = LAYER_RUNNERS[form]
+    d = cfg.directions
+    finals: list[list[ir.Value]] = [[] for _ in inits]
+    for i in range(cfg.num_layers):
+        cell, weights = layer(i)
+        widths = cell.state_widths(weights)
+        states0 = tuple(
+            None if s is None else tb.reshape(
+                tb.slice_(s, [i * d, 0, 0], [d, batch, w0]), [d * batch, 1, w])
+            for s, w0, w in zip(inits, init_widths, widths))
+        seq, last = runner(cell, _directional_input(layer_input, d), states0, weights)
+        layer_input = _layer_output(seq, d, batch)
+        for f, s, w in zip(finals, last, widths):
+            f.append(tb.reshape(s, [d, batch, w]))
+    output = layer_input if cfg.batch_first else _swap_01(layer_input)
+    return output, [tb.concat(f, axis=0) for f in finals]
 
 
 def _directional_input(x: ir.Value, directions: int) -> ir.Value:
