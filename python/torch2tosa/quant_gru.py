@@ -147,6 +147,9 @@ class LayerConstants:
     gh_rescale: qm.Rescale  # per channel (4H): 2^-b * c_hh / S
     input_bias: np.ndarray | None  # [D, 4H] int32 in S
     recurrent_bias: np.ndarray | None  # [D, 4H] int32 in S, zero but for the n block
+    # b_hn in the recurrent accumulator's scale (2^(k-b) * c_hh[j]), the bias of the 1x1
+    # CONV2D that computes the recurrent product (int32; int48 for a16w8)
+    recurrent_bias_acc: np.ndarray | None  # [D, 4H]
     sigmoid_in: qm.Rescale  # S -> sigmoid input
     tanh_in: qm.Rescale  # S -> tanh input
     gate_out: qm.Rescale  # int16 TABLE's int32 result -> int16 (2^-7)
@@ -197,7 +200,7 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
     s = fmt.acc_scale
     scale32 = not fmt.wide_accumulator
     has_bias = directions[0].b_ih is not None
-    in_bias = rec_bias = None
+    in_bias = rec_bias = rec_acc = None
     if has_bias:
         in_rows, rec_rows = [], []
         for d in directions:
@@ -209,6 +212,10 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
             rec_rows.append(rec)
         in_bias = qm.bias_int32(np.stack(in_rows), s, 1.0)
         rec_bias = qm.bias_int32(np.stack(rec_rows), s, 1.0)
+        rec_acc = np.round(np.stack(rec_rows) / (fmt.state_scale * _gates4(c_hh, hidden, False)))
+        if np.abs(rec_acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
+            raise qm.ScaleError(f"{what}: b_hn does not fit the recurrent accumulator")
+        rec_acc = rec_acc.astype(np.int64)
     sig, tanh = _tables(fmt)
     return LayerConstants(
         fmt=fmt, hidden=hidden, in_zp=int(in_zp),
@@ -218,13 +225,20 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
                                      f"{what}: input projection RESCALE", scale32),
         gh_rescale=qm.rescale_params(fmt.state_scale * _gates4(c_hh, hidden, False) / s,
                                      f"{what}: recurrent RESCALE", scale32),
-        input_bias=in_bias, recurrent_bias=rec_bias,
+        input_bias=in_bias, recurrent_bias=rec_bias, recurrent_bias_acc=rec_acc,
         sigmoid_in=qm.rescale_params(s / fmt.sigmoid_in_scale, f"{what}: sigmoid input"),
         tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),
         gate_out=qm.rescale_params(2.0 ** -7, f"{what}: gate"),
         out=qm.rescale_params(fmt.gate_scale, f"{what}: state"),
         sigmoid_table=sig, tanh_table=tanh,
     )
+
+
+def uses_conv(directions: int, batch: int) -> bool:
+    """Whether the recurrent product is a 1x1 CONV2D (one direction, or two with batch 1:
+    block-diagonal weights over [h_fwd, h_bwd]) rather than a batched MATMUL. The CONV2D
+    runs on the NPU's MAC array with b_hn as its bias; Ethos-U55 has no fast MATMUL."""
+    return directions == 1 or batch == 1
 
 
 # --- the numpy reference ------------------------------------------------------------------
@@ -241,18 +255,23 @@ def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray) -> tuple[np.ndarr
 
 
 def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
-                   w_hh_rows: np.ndarray, rec_bias: np.ndarray | None) -> np.ndarray:
+                   w_hh_rows: np.ndarray, rec_bias: np.ndarray | None,
+                   rec_bias_acc: np.ndarray | None = None) -> np.ndarray:
     """One step on rows: gi_t [R, 4H] int32 (scale S), h [R, H] codes or None (zero),
-    w_hh_rows [R, H, 4H], rec_bias [R, 4H] or None."""
+    w_hh_rows [R, H, 4H], rec_bias [R, 4H] or None; with rec_bias_acc [R, 4H] (the CONV2D
+    form) b_hn is added in the accumulator instead of after the RESCALE."""
     hid, a = c.hidden, c.fmt.int_type
     if h is None:
         gh = rec_bias
         pre = gi_t
     else:
         acc = np.einsum("rk,rkg->rg", h.astype(np.int64), w_hh_rows)
-        gh = _rescale(acc, c.gh_rescale, "i32")
-        if rec_bias is not None:
-            gh = gh + rec_bias
+        if rec_bias_acc is not None:
+            gh = _rescale(acc + rec_bias_acc, c.gh_rescale, "i32")
+        else:
+            gh = _rescale(acc, c.gh_rescale, "i32")
+            if rec_bias is not None:
+                gh = gh + rec_bias
         pre = gi_t + gh
     raw_sig, sig = _gate(c, _rescale(pre, c.sigmoid_in, a), c.sigmoid_table)
     r_raw = raw_sig[:, :hid]
@@ -281,9 +300,12 @@ def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
     if c.input_bias is not None:
         gi = gi + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
     rec_bias = None if c.recurrent_bias is None else np.repeat(c.recurrent_bias, batch, axis=0)
+    rec_bias_acc = None
+    if uses_conv(c.directions, batch) and c.recurrent_bias_acc is not None:
+        rec_bias_acc = np.repeat(c.recurrent_bias_acc, batch, axis=0)
     h, outs = h0, []
     for t in range(x.shape[1]):
-        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias)
+        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias, rec_bias_acc)
         outs.append(h)
     return np.stack(outs, axis=1), h
 

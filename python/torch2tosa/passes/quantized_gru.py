@@ -158,7 +158,7 @@ def rewrite_quantized_gru(op, rewriter, form: str) -> None:
         in_scale, in_zp = fmt.state_scale, 0  # later layers read the previous layer's h
 
     def layer(i):
-        return quantized_gru_cell(layers[i]), layer_weights(layers[i], batch)
+        return quantized_gru_cell(layers[i], batch), layer_weights(layers[i], batch)
 
     hidden = layers[0].hidden
     with rewriter.ip, op.location:
