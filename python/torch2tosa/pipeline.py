@@ -205,7 +205,10 @@ class PipelineOptions:
             self.target.require_extension("int16", "int16 activations (scheme 'a16w8')")
             extensions.append("int16")
         if self.gru_form == "loop":
-            self.target.require_extension("controlflow", "gru_form='loop' (tosa.while_loop)")
+            self.target.require_extension(
+                "controlflow", "gru_form='loop' (tosa.while_loop)",
+                "the loop form also needs gather and scatter (per-step reads and writes), which "
+                "Ethos-U55 lacks too: use gru_form='unrolled'")
             extensions.append("controlflow")
         return extensions
 

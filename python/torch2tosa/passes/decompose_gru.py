@@ -59,10 +59,11 @@ TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGE
                            "integer TOSA (quantized_gru.py)")
 
 
-def rewrite_gru(op, rewriter, form: str = "unrolled", integer: bool = False):
+def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | None = None):
     name = ir.StringAttr(op.attributes["name"]).value
+    integer = target is not None and target.is_int
     if integer and name == GRU_INPUT:
-        return rewrite_quantized_gru(op, rewriter, form)
+        return rewrite_quantized_gru(op, rewriter, form, target)
     if integer and name in (GRU_CELL, GRU_DATA):
         if name == GRU_DATA:
             raise packed_sequence_error("aten.gru.data", "GRU")
@@ -80,10 +81,10 @@ def rewrite_gru(op, rewriter, form: str = "unrolled", integer: bool = False):
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     form = options.get("form", "unrolled")
-    integer = targets.get(options.get("target", targets.DEFAULT_TARGET)).is_int
+    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
 
     def decompose_gru(op, rewriter):
-        return rewrite_gru(op, rewriter, form, integer)
+        return rewrite_gru(op, rewriter, form, target)
 
     patterns.add("torch.operator", guarded(decompose_gru, diagnostics))
 

@@ -25,6 +25,7 @@ from torch_mlir.dialects import torch as torch_d
 from .. import quant_gru
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
+from ..target import Target
 from .quantized_gru_cell import layer_weights, quantized_gru_cell
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                constant_weight, dequantized, float_bias, quantize_params)
@@ -36,23 +37,25 @@ _SCHEMES = {"i8": "a8w8", "i16": "a16w8"}
 _TORCH_DTYPES = {"i8": 1, "i16": 2}  # torch ScalarType codes (int8, int16)
 
 
-def not_quantized_error(layer: str) -> UnsupportedError:
+def not_quantized_error(op) -> UnsupportedError:
     return UnsupportedError(
-        f"{OPNAME}: the GRU layer {layer} is float in a model compiled for the TOSA INT profile "
-        f"(a quantizer left it unquantized); quantize the model with "
+        f"{OPNAME}: this GRU ({_describe(op)}) is float in a model compiled for the TOSA INT "
+        f"profile (a quantizer left it unquantized); quantize the model with "
         f"torch2tosa.quantize(model, calibration, scheme) first, whose quantizer covers GRUs")
 
 
-def _layer_name(op) -> str:
-    """The source of the op (a module path is not kept by torch.export), e.g. `at model.py:12`."""
-    loc = str(op.location)
-    return f"'{loc}'" if loc not in ("loc(unknown)",) else "(location unknown)"
+def _describe(op) -> str:
+    """input size, hidden size and the config, e.g. `input 16, hidden 32, num_layers=1, ...`."""
+    cfg = read_config(op, OPNAME)
+    first = tb.vtensor_shape_and_dtype(param_values(op, OPNAME)[0].type)[0]
+    sizes = f"input {first[1]}, hidden {first[0] // 3}, " if first else ""
+    return sizes + cfg.describe()
 
 
 def _input(op) -> tuple[ir.Value, QParams]:
     found = dequantized(op.operands[0])
     if found is None or found[1].axis is not None:
-        raise not_quantized_error(_layer_name(op))
+        raise not_quantized_error(op)
     if found[1].int_type not in _SCHEMES:
         raise UnsupportedError(f"{OPNAME}: input quantized as {found[1].int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
@@ -123,11 +126,26 @@ def _dequantize(value: ir.Value, fmt: quant_gru.Formats) -> ir.Value:
         torch_d.ConstantNoneOp().result).result
 
 
-def rewrite_quantized_gru(op, rewriter, form: str) -> None:
+def _check_target(scheme: str, target: Target) -> None:
+    if scheme == "a16w8" and not target.int16_tables:
+        raise UnsupportedError(
+            f"{OPNAME}: scheme 'a16w8' needs int16 TABLE lookups (513 entries) for the GRU's "
+            f"sigmoid and tanh, which target '{target.name}' does not run ({target.description}; "
+            f"its TABLE is int8 only): quantize with scheme='a8w8' for this target, or compile "
+            f"the a16w8 model for ethos-u85-256 or tosa-int")
+
+
+def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     cfg = read_config(op, OPNAME)
     check_supported(cfg, OPNAME)
+    if dequantized(param_values(op, OPNAME)[0]) is None:  # float weights: not quantized
+        raise not_quantized_error(op)
     x_int, x_qp = _input(op)
+    if form != "unrolled":
+        raise UnsupportedError(f"{OPNAME}: gru_form='{form}' is not implemented for quantized "
+                               f"GRUs yet; use gru_form='unrolled'")
     scheme = _SCHEMES[x_qp.int_type]
+    _check_target(scheme, target)
     x_type = tb.builtin_type_for(x_int.type)
     if x_type is None:
         raise UnsupportedError(f"{OPNAME}: the input must have a static shape")
