@@ -14,7 +14,8 @@ values; nothing is recomputed from statistics):
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions, pooling, concat, layout ops and nonlinearities:
     quantized_elementwise.py
-    q(dq(x)) with equal parameters     ->  x   (what decompose-gru returns for a quantized GRU)
+    q(dq(x))                           ->  x, or RESCALE(x) when the parameters differ (what
+                                           decompose-gru returns for a quantized GRU)
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -250,13 +251,21 @@ def _check_lowerable(q: ir.Operation) -> None:
 
 
 def _fold_requantize(q: ir.Operation, rewriter) -> bool:
-    """quantize(dequantize(x)) with the same parameters is x (a lowering that returns its
-    integer result as a dequantize, as decompose-gru does for a quantized GRU)."""
+    """quantize(dequantize(x)) is x with the same parameters, else a RESCALE of x: a lowering
+    that returns its integer result as a dequantize (decompose-gru for a quantized GRU) whose
+    consumer quantizes its input on its own (two observers on one edge)."""
     found = dequantized(q.operands[0])
-    if found is None or found[1].axis is not None or not found[1].same_as(quantize_params(q)):
+    if found is None or found[1].axis is not None:
         return False
     dq = tb.defining_op(q.operands[0])
-    rewriter.replace_op(q, [found[0]])
+    out = quantize_params(q)
+    if found[1].same_as(out):
+        rewriter.replace_op(q, [found[0]])
+    else:
+        with rewriter.ip, q.location:
+            y = ew.requantized(tb.to_builtin(found[0]), found[1], out, "requantize")
+            replacement = tb.from_builtin(y)
+        rewriter.replace_op(q, [replacement])
     if not list(dq.results[0].uses):
         rewriter.erase_op(dq)
     return True

@@ -186,6 +186,9 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
         results = [_dequantize(output, fmt), _dequantize(h_n, fmt)]
     operand_ops = [tb.defining_op(v) for v in op.operands[:3]]
     rewriter.replace_op(op, results)
+    for r in results:  # an unused result (`out, _ = gru(x)`) leaves no dequantize behind
+        if not list(r.uses):
+            rewriter.erase_op(tb.defining_op(r))
     _erase_dead_operands(rewriter, operand_ops)
 
 
