@@ -176,6 +176,11 @@ def _shared_weights(ws: Sequence[np.ndarray], ss: Sequence[np.ndarray]):
     return out, common
 
 
+def _per_channel(ratios: np.ndarray) -> np.ndarray:
+    """Per-channel ratios, or one when they are all equal (a per-tensor RESCALE)."""
+    return ratios[:1] if np.all(ratios == ratios[0]) else ratios
+
+
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -221,10 +226,11 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
         fmt=fmt, hidden=hidden, in_zp=int(in_zp),
         w_ih_t=np.stack([_gates4(w, hidden).T for w in w_ih]),
         w_hh_t=np.stack([_gates4(w, hidden).T for w in w_hh]),
-        gi_rescale=qm.rescale_params(in_scale * _gates4(c_ih, hidden, False) / s,
+        gi_rescale=qm.rescale_params(_per_channel(in_scale * _gates4(c_ih, hidden, False) / s),
                                      f"{what}: input projection RESCALE", scale32),
-        gh_rescale=qm.rescale_params(fmt.state_scale * _gates4(c_hh, hidden, False) / s,
-                                     f"{what}: recurrent RESCALE", scale32),
+        gh_rescale=qm.rescale_params(
+            _per_channel(fmt.state_scale * _gates4(c_hh, hidden, False) / s),
+            f"{what}: recurrent RESCALE", scale32),
         input_bias=in_bias, recurrent_bias=rec_bias, recurrent_bias_acc=rec_acc,
         sigmoid_in=qm.rescale_params(s / fmt.sigmoid_in_scale, f"{what}: sigmoid input"),
         tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),

@@ -180,9 +180,9 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
 
     hidden = layers[0].hidden
     with rewriter.ip, op.location:
+        x = tb.to_builtin(x_int)
         inits = [None if h0_int is None else tb.to_builtin(h0_int)]
-        output, (h_n,) = run_layers(tb.to_builtin(x_int), inits, [hidden], layer, cfg, batch,
-                                    form)
+        output, (h_n,) = run_layers(x, inits, [hidden], layer, cfg, batch, form)
         results = [_dequantize(output, fmt), _dequantize(h_n, fmt)]
     operand_ops = [tb.defining_op(v) for v in op.operands[:3]]
     rewriter.replace_op(op, results)

@@ -172,9 +172,10 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
             [cell.relayout(params[i * d + k], hidden) for k in range(d)], hidden, batch, elem)
 
     with rewriter.ip, op.location:
+        x = tb.to_builtin(op.operands[0])
         inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        output, finals = run_layers(tb.to_builtin(op.operands[0]), inits,
-                                    [t.shape[2] for t in init_types], layer, cfg, batch, form)
+        output, finals = run_layers(x, inits, [t.shape[2] for t in init_types], layer, cfg,
+                                    batch, form)
         rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
 
 
