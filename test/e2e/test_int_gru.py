@@ -211,3 +211,13 @@ def test_quantized_gru_loop_form_on_ethos_u55_is_a_clear_error_tosa_INT():
                                               "TOSA controlflow extension, which target "
                                               "'ethos-u55-128' .* also needs gather and scatter"):
         torch2tosa.compile(quantized, inputs, target="ethos-u55-128", gru_form="loop")
+
+
+def test_gru_never_exercised_by_calibration_is_named_tosa_INT():
+    model, inputs = examples.get("gru").build(seq=3)
+    quantized = torch2tosa.quantize(model, [(torch.zeros_like(inputs[0]),)])
+    with pytest.raises(Torch2TosaError, match="aten.gru.input: this GRU's input \(input 16, "
+                                              "hidden 32, .*\) has quantization scale 1.53e-05, "
+                                              "the observers' floor: the calibration data never "
+                                              "exercised it \(zero range\)"):
+        torch2tosa.compile(quantized, inputs, target="ethos-u55-128")

@@ -35,6 +35,8 @@ from .recurrent_layer import (check_supported, is_constant_zero, param_values, r
 OPNAME = "aten.gru.input"
 _SCHEMES = {"i8": "a8w8", "i16": "a16w8"}
 _TORCH_DTYPES = {"i8": 1, "i16": 2}  # torch ScalarType codes (int8, int16)
+# quantization.schemes' observer floor (2^-16): a scale at it means a zero calibrated range
+MIN_CALIBRATED_SCALE = 2.0 ** -16 * (1 + 1e-6)
 
 
 def not_quantized_error(op) -> UnsupportedError:
@@ -141,6 +143,11 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     if dequantized(param_values(op, OPNAME)[0]) is None:  # float weights: not quantized
         raise not_quantized_error(op)
     x_int, x_qp = _input(op)
+    if x_qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+        raise UnsupportedError(
+            f"{OPNAME}: this GRU's input ({_describe(op)}) has quantization scale "
+            f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
+            f"exercised it (zero range); calibrate with representative inputs")
     if form != "unrolled":
         raise UnsupportedError(f"{OPNAME}: gru_form='{form}' is not implemented for quantized "
                                f"GRUs yet; use gru_form='unrolled'")
