@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import torch2tosa
+from torch_mlir import ir
 from torch2tosa.examples.models import Gru, gru
 
 from conftest import compile_and_check
@@ -94,13 +96,16 @@ def test_decompose_gru_deepfilternet_sized():
 
 
 def test_decompose_gru_ops_per_timestep():
-    """Slope between T=10 and T=20: 15 ops per step with bias, for one or both directions."""
+    """Slope between T=10 and T=20: 14 ops per step with or without bias, for one or both
+    directions, any batch and either layout."""
     def total(seq, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs)
         return torch2tosa.stats.compute_ops(compiled.op_counts())
 
-    for kw, per_step in [(dict(), 15), (dict(bidirectional=True), 15), (dict(bias=False), 14)]:
+    for kw, per_step in [(dict(), 14), (dict(bidirectional=True), 14), (dict(bias=False), 14),
+                         (dict(bidirectional=True, bias=False), 14),
+                         (dict(batch=4, batch_first=False), 14)]:
         assert (total(20, **kw) - total(10, **kw)) / 10 == per_step, kw
 
 
@@ -108,7 +113,7 @@ def test_decompose_gru_no_reshape_or_transpose_batch_first():
     compiled = compile_and_check(*gru(16, 32, seq=10, num_layers=2, bidirectional=True))
     counts = compiled.op_counts()
     assert counts["tosa.transpose"] == 0
-    assert counts["tosa.reshape"] == 0  # with batch 1 even h_n's [D*B,1,H] -> [D,B,H] is a no-op
+    assert counts["tosa.reshape"] == 0  # batch 1: [B, T, F] already is the [1, T*B, F] row layout
 
 
 def test_decompose_gru_loop_size_independent_of_sequence_length():
@@ -177,3 +182,40 @@ def test_decompose_gru_random_configs(input_size, hidden, num_layers, bidirectio
                         bidirectional=bidirectional, bias=bias, batch_first=batch_first,
                         with_h0=with_h0)
     compile_and_check(model, inputs, gru_form=form)
+
+
+def _constant_elements(compiled) -> int:
+    """Elements of every tosa.const in the module (weights, biases, zero points, ...)."""
+    total = 0
+
+    def visit(op):
+        nonlocal total
+        if op.name == "tosa.const":
+            total += int(np.prod(ir.ShapedType(op.results[0].type).shape))
+        return ir.WalkResult.ADVANCE
+
+    compiled.module.operation.walk(visit)
+    return total
+
+
+@pytest.mark.parametrize("form", ["unrolled", "loop"])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_decompose_gru_batch_holds_each_weight_once(form, batch_first):
+    """Batch is the matmul row dimension: a batch-4 GRU holds the same weights as a batch-1
+    one (the constants may differ only by batch-sized buffers, far below one weight matrix)."""
+    def elements(batch):
+        model, inputs = gru(16, 32, seq=6, batch=batch, bidirectional=True,
+                            batch_first=batch_first)
+        return _constant_elements(compile_and_check(model, inputs, gru_form=form))
+
+    one, four = elements(1), elements(4)
+    assert one > 2 * 3 * 32 * (16 + 32)  # the weights are in there
+    assert abs(four - one) < 16 * 32, (one, four)  # less than the smallest weight matrix
+
+
+@pytest.mark.parametrize("form", ["unrolled", "loop"])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_decompose_gru_batch_needs_no_transpose(form, batch_first):
+    model, inputs = gru(5, 7, seq=6, batch=3, num_layers=2, bidirectional=True, with_h0=True,
+                        batch_first=batch_first)
+    assert compile_and_check(model, inputs, gru_form=form).op_counts()["tosa.transpose"] == 0

@@ -6,6 +6,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from torch_mlir import ir
 
 import torch2tosa
 from torch2tosa.examples.models import lstm
@@ -85,3 +86,27 @@ def test_decompose_lstm_training_dropout_is_a_clear_error():
     message = str(err.value)
     assert "aten.lstm.input in self.rnn (LSTM): dropout=0.5 between layers" in message
     assert "models.py:" in message  # the model's own source line
+
+
+@pytest.mark.parametrize("form", ["unrolled", "loop"])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_decompose_lstm_batch_without_transposes(form, batch_first):
+    """Batch 3 is the matmul row dimension: no transposes for either layout, each weight once."""
+    model, inputs = lstm(5, 6, seq=4, batch=3, num_layers=2, bidirectional=True, proj_size=3,
+                         with_h0=True, batch_first=batch_first)
+    compiled = compile_and_check(model, inputs, gru_form=form)
+    assert compiled.op_counts()["tosa.transpose"] == 0
+    gate_weights = [s for s in _const_shapes(compiled) if len(s) == 3 and s[2] == 4 * 6]
+    assert gate_weights and all(s[0] == 2 for s in gate_weights)  # [D, *, 4H], not [D*B, ...]
+
+
+def _const_shapes(compiled) -> list[list[int]]:
+    shapes = []
+
+    def visit(op):
+        if op.name == "tosa.const":
+            shapes.append(list(ir.ShapedType(op.results[0].type).shape))
+        return ir.WalkResult.ADVANCE
+
+    compiled.module.operation.walk(visit)
+    return shapes

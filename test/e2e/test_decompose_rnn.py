@@ -65,3 +65,12 @@ def test_decompose_rnn_random_configs(input_size, hidden, num_layers, bidirectio
                         bidirectional=bidirectional, bias=bias, batch_first=batch_first,
                         nonlinearity=nonlinearity, with_h0=with_h0)
     compile_and_check(model, inputs, gru_form=form)
+
+
+@pytest.mark.parametrize("form", ["unrolled", "loop"])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_decompose_rnn_batch_without_transposes(form, batch_first):
+    """Batch 3 is the matmul row dimension: no transposes for either layout."""
+    model, inputs = rnn(5, 6, seq=4, batch=3, num_layers=2, bidirectional=True, with_h0=True,
+                        nonlinearity="relu", batch_first=batch_first)
+    assert compile_and_check(model, inputs, gru_form=form).op_counts()["tosa.transpose"] == 0

@@ -221,3 +221,22 @@ def test_gru_never_exercised_by_calibration_is_named_tosa_INT():
                                               "the observers' floor: the calibration data never "
                                               "exercised it \(zero range\)"):
         torch2tosa.compile(quantized, inputs, target="ethos-u55-128")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[3], CONFIGS[6]],
+                         ids=["L1_B1", "L1_bi_B2_time_major", "L2_bi_nobias_h0_B3"])
+def test_quantized_gru_loop_form_bit_exact_tosa_INT(config, scheme):
+    """gru_form='loop': one tosa.while_loop per layer (an i32 row counter in PRO-INT), the same
+    step as the unrolled form, bit-exact against the same integer reference."""
+    layers, bidirectional, bias, batch_first, with_h0, batch = config
+    torch.manual_seed(7)
+    model = models.Gru(3, 4, num_layers=layers, bidirectional=bidirectional, bias=bias,
+                       batch_first=batch_first).eval()
+    x = torch.randn(batch, 5, 3) if batch_first else torch.randn(5, batch, 3)
+    inputs = (x,) + ((torch.randn(layers * (1 + bidirectional), batch, 4) * 0.5,)
+                     if with_h0 else ())
+    quantized = torch2tosa.quantize(model, _calibration(inputs), scheme=scheme)
+    compiled = torch2tosa.compile(quantized, inputs, target="tosa-int", gru_form="loop")
+    assert compiled.op_counts()["tosa.while_loop"] == layers
+    _assert_bit_exact(compiled, quantized, tuple(torch.randn_like(t) * 0.5 for t in inputs))

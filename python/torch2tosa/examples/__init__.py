@@ -2,8 +2,8 @@
 
 Used by name by the compile command (`torch2tosa-compile gru_bidirectional`),
 by the benchmark and by the tests. Each entry builds `(model, example_inputs)`;
-entries with a GRU (`gru_layers > 0`) also build at another sequence length,
-`example.build(seq=10)`.
+entries with a recurrent layer (`gru_layers > 0`: GRU, LSTM or RNN layers, the kind
+in `recurrent`) also build at another sequence length, `example.build(seq=10)`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ class Example:
     description: str
     build_fn: Callable[..., tuple[torch.nn.Module, tuple]]
     seed: int = 0
-    gru_layers: int = 0  # GRU layers in the model (0: none); their timesteps follow `seq`
+    gru_layers: int = 0  # recurrent layers in the model (0: none); their timesteps follow `seq`
     gru_bidirectional: bool = False
+    recurrent: str = "GRU"  # the kind of those layers: "GRU", "LSTM" or "RNN"
+    bias: bool = True  # whether those layers have biases
 
     def calibration(self, inputs: tuple, count: int = CALIBRATION_COUNT) -> list[tuple]:
         """Inputs to calibrate quantization with: `count` random inputs shaped like `inputs`
@@ -39,19 +41,23 @@ class Example:
                 for _ in range(count)] + [tuple(inputs)]
 
     def build(self, **overrides) -> tuple[torch.nn.Module, tuple]:
-        """The model and its inputs; `seq=N` rebuilds a GRU model for N timesteps."""
+        """The model and its inputs; `seq=N` rebuilds a recurrent model for N timesteps."""
         if overrides and not self.gru_layers:
-            raise TypeError(f"example '{self.name}' has no GRU: it takes no {', '.join(overrides)}")
+            raise TypeError(f"example '{self.name}' has no recurrent layer: it takes no "
+                            f"{', '.join(overrides)}")
         torch.manual_seed(self.seed)
         model, inputs = self.build_fn(**overrides)
         return model.eval(), inputs
 
 
-def _gru(name, description, input_size=16, hidden=32, *, layers=1, bidirectional=False, **kwargs):
+def _gru(name, description, input_size=16, hidden=32, *, layers=1, bidirectional=False,
+         kind="GRU", **kwargs):
+    build = {"GRU": models.gru, "LSTM": models.lstm, "RNN": models.rnn}[kind]
     return Example(name, description,
-                   partial(models.gru, input_size, hidden, num_layers=layers,
+                   partial(build, input_size, hidden, num_layers=layers,
                            bidirectional=bidirectional, **kwargs),
-                   gru_layers=layers, gru_bidirectional=bidirectional)
+                   gru_layers=layers, gru_bidirectional=bidirectional, recurrent=kind,
+                   bias=kwargs.get("bias", True))
 
 
 def _conv(name, description, layer_fn, batch=1):
@@ -74,6 +80,15 @@ EXAMPLES: dict[str, Example] = {
         _gru("gru_h0", "2-layer GRU taking h0 as a second input", layers=2, with_h0=True, seq=20),
         _gru("gru_deepfilternet", "DeepFilterNet-sized GRU: input 256, hidden 256, sequence 100",
              256, 256, seq=100),
+        # LSTMs and RNNs, same sizes.
+        _gru("lstm", "1-layer LSTM, input 16, hidden 32, batch 1, sequence 20, batch_first",
+             kind="LSTM", seq=20),
+        _gru("lstm_bidirectional", "Tacotron2-encoder-like bidirectional LSTM, time-major, "
+             "batch 2, sequence 20", kind="LSTM", bidirectional=True, batch_first=False, batch=2,
+             seq=20),
+        _gru("rnn_relu_bidirectional", "DeepSpeech-like bidirectional relu RNN, 2 layers, "
+             "sequence 20", kind="RNN", layers=2, bidirectional=True, nonlinearity="relu",
+             seq=20),
         # Single Conv1d layers on a [1, C, 64] input.
         _conv("conv1d_stride", "Conv1d 8->16, kernel 5, stride 2, padding 2",
               lambda: nn.Conv1d(8, 16, 5, stride=2, padding=2)),

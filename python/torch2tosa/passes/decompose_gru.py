@@ -9,31 +9,53 @@ Per timestep, for each layer and direction (PyTorch's gate order r, z, n):
 
 Design (chosen for the fewest ops per timestep, all of them rank 3):
 
-* Weights are re-laid out at compile time: W_ih^T and W_hh^T with the three
-  gates side by side ([I, 3H], [H, 3H]); `b_ir + b_hr` and `b_iz + b_hz` are
-  folded into one input bias, and only `b_hn` stays on the recurrent side.
+* Weights are re-laid out at compile time with the gates side by side;
+  `b_ir + b_hr` and `b_iz + b_hz` are folded into one input bias, and only
+  `b_hn` stays on the recurrent side (r scales it).
 * The input projection of every timestep is hoisted into one `matmul` per
-  layer: GI = X W_ih^T + b, shape [D*B, T, 3H].
-* Directions and batch share the matmul batch axis: the state is [D*B, 1, H]
-  with row d*B + b. The backward direction reads a time-reversed copy of its
-  input (one `tosa.reverse` per layer), so both directions take the same step
-  slice and run in the same ops.
-* One step: slice GI, one recurrent matmul, bias add, add, one sigmoid over
-  all three gates, four slices, then r*ghn, +gin, tanh, h-n, z*(h-n), +n:
-  15 ops (14 without bias) for one or both directions.
-* A constant-zero h0 costs nothing: step 0 has no matmul (h' = n - z*n).
+  layer: GI = X W_ih^T + b, shape [D, T*B, G*H].
+* Directions are the matmul batch axis and the batch its row axis: the state
+  is [D, B, H] and every weight is held once, whatever the batch. The backward
+  direction reads a time-reversed copy of its input (one `tosa.reverse` per
+  layer), so both directions take the same step slice and run in the same ops.
+* With biases and T >= 3 (`recurrent_cells.GRU_FLOOR`): the n gate's
+  recurrent product is its own matmul and carries b_hn through a constant-1
+  column of the state, h carried as (h, 1) [D, B, H+1]; the r/z matmul is
+  zero-padded to GI's width, so gi_t + gh_rz needs no slice of the n third
+  and no bias add. One step: slice GI, matmul (r, z), add, sigmoid, slice r,
+  slice z, slice gi_n, matmul (n, with b_hn), r*ghn, +gi_n, tanh, h-n,
+  z*(h-n), +n: 14 ops. The ones column costs at most 3 ops per layer (adding
+  it to a given h0, dropping it from the output and from h_n).
+* Without biases (and for the cell, T = 1; `recurrent_cells.GRU`): one
+  matmul for all three gates, one sigmoid, four slices (r, z, gi_n, gh_n),
+  r*ghn, +gin, tanh, h-n, z*(h-n), +n: 14 ops (15 with b_hn's add).
+* Why not 13 (TOSA 1.0, both directions in the same ops): besides the 10 ops
+  that compute (the GI slice, the r/z product, gi+gh, sigmoid, r*ghn, +gi_n,
+  tanh and the 3-op update h' = n + z*(h - n)), four operands must be brought
+  into line. r and z leave one sigmoid at different columns of one tensor,
+  and gh_n and gi_n must sit at r's columns of some other tensor. TOSA
+  elementwise ops broadcast size-1 dimensions but never shift columns, so r,
+  z and gi_n cost a slice each (in every tensor the step has, r's columns
+  hold r's input part, not gi_n) and gh_n a slice or a matmul of its own: 14.
+  Fewer needs the gates on an axis of their own, where broadcasting aligns a
+  [.., 1, H] operand with every gate for free: one tosa.conv2d with
+  per-position taps can produce gates on the W axis (a 13-op step), but conv2d
+  weights and biases are shared by its whole batch axis, so the D directions
+  (and b_hn per direction) could not share it.
+* A constant-zero h0 costs nothing: step 0 has no matmul.
 
-Layouts: batch_first input [B, T, I] is used as is; time-major [T, B, I] is
-transposed once per GRU (a reshape when B or T is 1). Results keep PyTorch's
-exact shapes: output [B, T, D*H] or [T, B, D*H], h_n [L*D, B, H].
-
-On an INT target (option `target`), a PT2E-quantized GRU becomes integer TOSA instead:
-quantized_gru.py (the op), quantized_gru_cell.py (the step), quant_gru.py (formats, math).
+Layouts: no transposes for either batch_first value; rows of the input, GI
+and the output stay in the input's order (time-major t*B + b, batch-first
+b*T + t; see `recurrence.SeqLayout`). Results keep PyTorch's exact shapes:
+output [B, T, D*H] or [T, B, D*H], h_n [L*D, B, H].
 
 The GRU cell (weight re-layout, step) is `recurrent_cells.GRU`; reading the op,
 direction batching, h0 and the outputs are `recurrent_layer`'s, shared with
 decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
 (unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
+
+On an INT target (option `target`), a PT2E-quantized GRU becomes integer TOSA instead:
+quantized_gru.py (the op), quantized_gru_cell.py (the step), quant_gru.py (formats, math).
 """
 
 from __future__ import annotations
@@ -41,10 +63,11 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .. import target as targets
+from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .quantized_gru import rewrite_quantized_gru
-from .recurrent_cells import GRU
+from .recurrent_cells import GRU, GRU_FLOOR
 from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
                               rewrite_cell, rewrite_recurrent)
 
@@ -52,6 +75,15 @@ GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
 GRU_CELL = "torch.aten.gru_cell"
 GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `--gru-form`)
+# GRU_FLOOR saves one op per step and costs up to three per layer (h0's ones column, stripping
+# it from the output and h_n): worth it from three steps on.
+FLOOR_MIN_STEPS = 3
+
+
+def _layer_cell(op, batch_first: bool):
+    shape, _ = tb.vtensor_shape_and_dtype(op.operands[0].type)
+    steps = shape[1 if batch_first else 0] if shape and len(shape) == 3 else 0
+    return GRU_FLOOR if steps >= FLOOR_MIN_STEPS else GRU
 
 
 TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
@@ -76,7 +108,8 @@ def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | N
             raise packed_sequence_error("aten.gru.data", "GRU")
         return NO_MATCH
     cfg = read_config(op, "aten.gru.input")
-    rewrite_recurrent(op, rewriter, GRU, cfg, "aten.gru.input", [("h0", op.operands[1])], form)
+    rewrite_recurrent(op, rewriter, _layer_cell(op, cfg.batch_first), cfg, "aten.gru.input",
+                      [("h0", op.operands[1])], form)
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:

@@ -11,7 +11,7 @@ Per timestep, for each layer and direction (PyTorch's gate order i, f, g, o):
 
 Design: W_ih^T [I, 4H] and W_hh^T [P, 4H] with the gates side by side;
 b_ih + b_hh folded into the hoisted input projection GI = X W_ih^T + b
-([D*B, T, 4H], one matmul per layer). One step: slice GI, one recurrent
+([D, T*B, 4H], one matmul per layer). One step: slice GI, one recurrent
 matmul, add, one sigmoid over all four gates, slices of i, f, o, a slice of g
 and its tanh, f*c + i*g (3 ops), tanh, o*: 14 ops for one or both directions
 (15 with proj_size: the projection matmul). A constant-zero h0 costs no

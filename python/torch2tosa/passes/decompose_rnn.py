@@ -5,9 +5,10 @@ Per timestep, for each layer and direction:
     h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh),   act = tanh or relu
 
 Design: b_ih + b_hh is folded into the hoisted input projection
-GI = X W_ih^T + b ([D*B, T, H], one matmul per layer). One step: slice GI, one
+GI = X W_ih^T + b ([D, T*B, H], one matmul per layer). One step: slice GI, one
 recurrent matmul, add, act (relu is `tosa.clamp` to [0, max]): 4 ops for one
-or both directions. A constant-zero h0 makes step 0 just act(GI_0).
+or both directions. A constant-zero h0 makes step 0 just act(GI_0). In the loop
+form GI (as wide as h) is also the output buffer.
 
 Directions, batch, layouts, h0 and the outputs are shared with decompose-gru:
 see `recurrent_layer`; the cells are `recurrent_cells.RNN_TANH` / `RNN_RELU`.

@@ -148,15 +148,12 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
             f"{OPNAME}: this GRU's input ({_describe(op)}) has quantization scale "
             f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
             f"exercised it (zero range); calibrate with representative inputs")
-    if form != "unrolled":
-        raise UnsupportedError(f"{OPNAME}: gru_form='{form}' is not implemented for quantized "
-                               f"GRUs yet; use gru_form='unrolled'")
     scheme = _SCHEMES[x_qp.int_type]
     _check_target(scheme, target)
     x_type = tb.builtin_type_for(x_int.type)
     if x_type is None:
         raise UnsupportedError(f"{OPNAME}: the input must have a static shape")
-    batch = sequence_shape(x_type, cfg, OPNAME)[1]
+    steps, batch = sequence_shape(x_type, cfg, OPNAME)
     h0 = op.operands[1]
     h0_int = h0_qp = None
     if not is_constant_zero(h0):
@@ -185,11 +182,10 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     def layer(i):
         return quantized_gru_cell(layers[i], batch), layer_weights(layers[i], batch)
 
-    hidden = layers[0].hidden
     with rewriter.ip, op.location:
         x = tb.to_builtin(x_int)
         inits = [None if h0_int is None else tb.to_builtin(h0_int)]
-        output, (h_n,) = run_layers(x, inits, [hidden], layer, cfg, batch, form)
+        output, (h_n,) = run_layers(x, inits, layer, cfg, steps, batch, form)
         results = [_dequantize(output, fmt), _dequantize(h_n, fmt)]
     operand_ops = [tb.defining_op(v) for v in op.operands[:3]]
     rewriter.replace_op(op, results)

@@ -3,18 +3,18 @@
 The formats, the gate layout [r, z, n, zbar] and the op sequence of one step are
 `quant_gru`'s (its docstring); `quant_gru.reference_step` is this step in numpy, op for op.
 The step reads only the last axis of its values (gate offsets k*H), so it is the same for
-any leading shape: rows are direction-major then batch here.
+any leading shape: the recurrence's [D, B, *] (directions, then batch rows).
 
 Products are 1x1 CONV2Ds, which Vela runs on the MAC array with constant weights (its
 MATMUL on Ethos-U55 is an order of magnitude slower), with N = 1 as Vela requires:
 
-    input projection  per direction: x_d [B, T, F] as [1, B, T, F] * W_ih,d -> [B, T, 4H];
-                      the directions concatenated on the row axis
-    recurrent         one direction: h [B, 1, H] as [1, 1, B, H] * W_hh, bias b_hn;
+    input projection  per direction: x_d [T*B, F] as [1, 1, T*B, F] * W_ih,d -> [1, T*B, 4H];
+                      the directions concatenated on axis 0
+    recurrent         one direction: h [1, B, H] as [1, 1, B, H] * W_hh, bias b_hn;
                       two, batch 1: [h_f, h_b] as [1, 1, 1, 2H] * blockdiag(W_hh,f, W_hh,b)
-                      -> [1, 1, 1, 2*4H] = rows [2, 1, 4H]; a reshape on each side, no copy
-                      two, batch > 1: a batched MATMUL per row (weights per row), then
-                      b_hn added after the RESCALE
+                      -> [1, 1, 1, 2*4H] = [2, 1, 4H]; a reshape on each side, no copy
+                      two, batch > 1: a batched MATMUL [D, B, H] x [D, H, 4H], then b_hn
+                      added after the RESCALE
 """
 
 from __future__ import annotations
@@ -83,14 +83,14 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
         """GI = RESCALE_c(CONV2D(x - zx, W_ih)) + B: int32 [rows, T, 4H] at scale S."""
-        _, steps, features = tb.shape_of(x)
+        _, rows, features = tb.shape_of(x)  # [D, T*B, F]
         parts = []
         for k in range(d):
-            x_k = tb.reshape(tb.slice_(x, [k * batch, 0, 0], [batch, steps, features]),
-                             [1, batch, steps, features])
+            x_k = tb.reshape(tb.slice_(x, [k, 0, 0], [1, rows, features]),
+                             [1, 1, rows, features])
             acc = _conv1x1(x_k, c.w_ih_t[k].T, None, acc_elem, input_zp=c.in_zp)
             # RESCALE before the reshape: TOSA moves no int48 data
-            parts.append(tb.reshape(_rescale(acc, c.gi_rescale, I32), [batch, steps, 4 * hidden]))
+            parts.append(tb.reshape(_rescale(acc, c.gi_rescale, I32), [1, rows, 4 * hidden]))
         gi = tb.concat(parts, axis=0)
         if weights.input_bias is not None:
             gi = tb.add(gi, tb.const(weights.input_bias, tb.int_type(I32)))
@@ -121,7 +121,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             return gh if k.recurrent_bias is None else tb.add(gh, k.recurrent_bias)
         # rows (direction-major) side by side: d*H channels for batch 1, or B pixels for D = 1
         pixels = batch if d == 1 else 1
-        x = tb.reshape(h, [1, 1, pixels, shape[0] * hidden // pixels])
+        x = tb.reshape(h, [1, 1, pixels, d * batch * hidden // pixels])
         gh = _rescale(tosa_conv(x, k), gh_rescale_tiled, I32)  # D*4H channels
         return tb.reshape(gh, shape[:-1] + [4 * hidden])
 
@@ -164,13 +164,13 @@ def _no_relayout(params, hidden):
 
 
 def layer_weights(c: LayerConstants, batch: int) -> LayerWeights:
-    """The layer's constants per row (direction-major, then batch) for the recurrence."""
-    def rows(a):
-        return None if a is None else np.repeat(a, batch, axis=0)
+    """The layer's constants as the recurrence holds them: one entry per direction."""
+    del batch  # the batch is the row axis: weights are held once
 
-    bias_in, bias_rec = rows(c.input_bias), rows(c.recurrent_bias)
+    def per_direction(a):
+        return None if a is None else a[:, None, :]
+
     return LayerWeights(
-        hidden=c.hidden, w_ih_t=rows(c.w_ih_t), w_hh_t=rows(c.w_hh_t),
-        input_bias=None if bias_in is None else bias_in[:, None, :],
-        recurrent_bias=None if bias_rec is None else bias_rec[:, None, :],
+        hidden=c.hidden, w_ih_t=c.w_ih_t, w_hh_t=c.w_hh_t,
+        input_bias=per_direction(c.input_bias), recurrent_bias=per_direction(c.recurrent_bias),
         elem=tb.int_type(c.fmt.bits))

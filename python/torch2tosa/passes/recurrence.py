@@ -1,10 +1,25 @@
 """One recurrent layer, for any cell (GRU, LSTM, RNN): shared by every decompose-<rnn> pass.
 
-Shapes: D*B rows (direction-major, then batch), T steps, G gates, H hidden (the
-cell's width), P the width of the state h (H, or LSTM's proj_size), F input features.
-  gi     [D*B, T, G*H]   hoisted input projection, input bias folded in
-  h      [D*B, 1, P]     state (LSTM also carries c [D*B, 1, H])
-  w_hh   [D*B, P, G*H]   recurrent weights, gates side by side
+Shapes: D directions (the matmul batch axis), B batch (the matmul row axis), T steps,
+G gates, H hidden (the cell's width), P the width of the state h (H, or LSTM's
+proj_size), F input features.
+  x      [D, T*B, F]     the layer input, rows in the input's own order (`SeqLayout`)
+  gi     [D, T*B, G*H]   hoisted input projection, input bias folded in
+  gi_t   [D, B, G*H]     one step's slice of gi
+  h      [D, B, P]       state (LSTM also carries c [D, B, H])
+  w_hh   [D, P, G*H]     recurrent weights, gates side by side, held once (not per batch row)
+
+A cell may carry `ones_columns` constant-1 columns after h (GRU_FLOOR: one, so a
+matmul on h also adds a bias): h is then [D, B, P+1] inside the recurrence,
+w_hh_t has P+1 rows and gi may be wider than G*H; `carry_in` adds the columns to
+a given h0 and `carry_out` drops them from the outputs, so a layer's inputs and
+outputs keep width P.
+
+Rows of x, gi and the layer's output follow the input's layout, so neither
+batch_first value needs a transpose: time-major rows are t*B + b (one step is the
+B contiguous rows at t*B), batch-first rows are b*T + t (one step is every T-th
+row: the unrolled form reshapes gi once to [D, B, T*G*H] and slices columns
+t*G*H; the loop form gathers rows b*T + t). With B = 1 or T = 1 both coincide.
 
 A `Cell` says what is specific to one kind of recurrent layer: how PyTorch's
 weights are re-laid out at compile time (`relayout`), which constants one step
@@ -30,6 +45,31 @@ States = tuple  # tuple[ir.Value | None, ...]: (h,) or (h, c); None is a known-z
 
 
 @dataclass(frozen=True)
+class SeqLayout:
+    """Where (step t, batch b) sits in the T*B rows of x, gi and the output."""
+
+    steps: int
+    batch: int
+    batch_first: bool
+
+    @property
+    def time_stride(self) -> int:
+        return 1 if self.batch_first else self.batch
+
+    @property
+    def batch_stride(self) -> int:
+        return self.steps if self.batch_first else 1
+
+    @property
+    def interleaved(self) -> bool:
+        """True when one step's rows are not contiguous (batch-first with B > 1 and T > 1)."""
+        return self.batch_first and self.batch > 1 and self.steps > 1
+
+    def row(self, t: int, b: int) -> int:
+        return t * self.time_stride + b * self.batch_stride
+
+
+@dataclass(frozen=True)
 class DirectionWeights:
     """One direction's weights after the cell's compile-time re-layout (numpy, no batch)."""
 
@@ -38,25 +78,33 @@ class DirectionWeights:
     input_bias: np.ndarray  # [G*H]: every bias that can be added before the recurrence
     recurrent_bias: np.ndarray  # [G*H]: what must stay on the recurrent side (GRU's b_hn)
     extra: dict = field(default_factory=dict)  # cell-specific, e.g. LSTM's w_hr_t [H, P]
+    ones_columns: int = 0  # constant-1 columns the cell carries after h (w_hh_t has P + this rows)
 
 
 @dataclass(frozen=True)
 class LayerWeights:
     hidden: int
-    w_ih_t: np.ndarray  # [D*B, F, G*H]
-    w_hh_t: np.ndarray  # [D*B, P, G*H]
-    input_bias: np.ndarray | None  # [D*B, 1, G*H]
-    recurrent_bias: np.ndarray | None  # [D*B, 1, G*H]
+    w_ih_t: np.ndarray  # [D, F, gate_width]: G*H, or wider if the cell adds columns
+    w_hh_t: np.ndarray  # [D, P + ones_columns, gate_width]
+    input_bias: np.ndarray | None  # [D, 1, G*H] (broadcast over the B rows)
+    recurrent_bias: np.ndarray | None  # [D, 1, G*H]
     elem: ir.Type
-    extra: dict = field(default_factory=dict)  # name -> [D*B, ...]
+    extra: dict = field(default_factory=dict)  # name -> [D, ...]
+    ones_columns: int = 0  # see DirectionWeights
 
     @property
     def gate_width(self) -> int:
+        """The width of gi (G*H, plus whatever columns the cell adds)."""
         return self.w_hh_t.shape[2]
 
     @property
     def state_width(self) -> int:
         """P: the width of h (the layer's output features)."""
+        return self.w_hh_t.shape[1] - self.ones_columns
+
+    @property
+    def carried_width(self) -> int:
+        """The width of h inside the recurrence: P, then `ones_columns` constant-1 columns."""
         return self.w_hh_t.shape[1]
 
 
@@ -70,7 +118,7 @@ class Cell:
     relayout: Callable[[dict[str, np.ndarray], int], DirectionWeights]  # (params, hidden)
     constants: Callable[[LayerWeights], Any]
     step: Callable[[ir.Value, States, Any, int], States]  # (gi_t, states, consts, hidden)
-    # (x, weights) -> GI [D*B, T, G*H]; None: `input_projection` (integer cells rescale)
+    # (x, weights) -> GI [D, T*B, G*H]; None: `input_projection` (integer cells rescale)
     project: Callable[[ir.Value, LayerWeights], ir.Value] | None = None
 
     def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -82,9 +130,14 @@ class Cell:
 
 def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int, batch: int,
                         elem: ir.Type) -> LayerWeights:
-    """Rows ordered direction-major then batch (row d*B + b); zero biases are dropped."""
+    """One entry per direction (the matmul batch axis); zero biases are dropped.
+
+    `batch` is not used: the batch is the matmul's row dimension, so every weight is
+    held once whatever the batch (kept in the signature for existing callers)."""
+    del batch
+
     def rows(get):
-        return [get(d) for d in directions for _ in range(batch)]
+        return [get(d) for d in directions]
 
     b_in = rows(lambda d: d.input_bias[None, :])
     b_rec = rows(lambda d: d.recurrent_bias[None, :])
@@ -95,7 +148,29 @@ def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int, bat
         recurrent_bias=np.stack(b_rec) if np.any(b_rec) else None,
         elem=elem,
         extra={k: np.stack(rows(lambda d: d.extra[k])) for k in directions[0].extra},
+        ones_columns=directions[0].ones_columns,
     )
+
+
+def carry_in(states0: States, weights: LayerWeights) -> States:
+    """h0 [D, B, P] -> [D, B, P + ones] with its constant-1 columns (a known-zero h0 stays None:
+    the cell's zero-state step writes them)."""
+    h0 = states0[0]
+    if not weights.ones_columns or h0 is None:
+        return states0
+    h0 = tb.pad_constant(h0, [0, 0, 0, 0, 0, weights.ones_columns], 1.0)
+    return (h0, *states0[1:])
+
+
+def carry_out(seq: ir.Value, states: States, weights: LayerWeights) -> tuple[ir.Value, States]:
+    """Drops the constant-1 columns from the outputs [D, T*B, *] and the last h [D, B, *]."""
+    if not weights.ones_columns:
+        return seq, states
+
+    def strip(v):
+        return tb.slice_(v, [0, 0, 0], [*tb.shape_of(v)[:2], weights.state_width])
+
+    return strip(seq), (strip(states[0]), *states[1:])
 
 
 def input_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -106,15 +181,35 @@ def input_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
     return gi
 
 
-def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States,
-                       weights: LayerWeights) -> tuple[ir.Value, States]:
-    """x [D*B, T, F] -> (h of every step [D*B, T, P] in processing order, last states)."""
+def default_layout(x: ir.Value) -> SeqLayout:
+    """x [D, T, F] with batch 1."""
+    return SeqLayout(tb.shape_of(x)[1], 1, True)
+
+
+def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerWeights,
+                       layout: SeqLayout | None = None) -> tuple[ir.Value, States]:
+    """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
+    last states [D, B, *])."""
+    layout = layout or default_layout(x)
     gi = cell.input_projection(x, weights)
-    rows, steps, width = tb.shape_of(gi)
+    dirs, _, width = tb.shape_of(gi)
+    steps, batch = layout.steps, layout.batch
+    if layout.interleaved:  # rows b*T + t -> [D, B, T*G*H]: step t is columns t*G*H
+        gi = tb.reshape(gi, [dirs, batch, steps * width])
+
+    def gi_at(t):
+        if layout.interleaved:
+            return tb.slice_(gi, [0, 0, t * width], [dirs, batch, width])
+        return tb.slice_(gi, [0, t * batch, 0], [dirs, batch, width])
+
     consts = cell.constants(weights)
-    states, outputs = states0, []
+    states, outputs = carry_in(states0, weights), []
     for t in range(steps):
-        gi_t = tb.slice_(gi, [0, t, 0], [rows, 1, width])
-        states = cell.step(gi_t, states, consts, weights.hidden)
+        states = cell.step(gi_at(t), states, consts, weights.hidden)
         outputs.append(states[0])
-    return tb.concat(outputs, axis=1), states
+    if layout.interleaved:
+        seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
+        seq = tb.reshape(seq, [dirs, batch * steps, weights.carried_width])
+    else:
+        seq = tb.concat(outputs, axis=1)
+    return carry_out(seq, states, weights)

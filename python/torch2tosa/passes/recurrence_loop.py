@@ -3,22 +3,32 @@
 The graph no longer grows with the sequence length T:
 
     GI = X W_ih^T + b                          (hoisted, outside the loop)
-    while_loop (t [D*B,1] f32, states..., out [D*B,T,P], GI):
-      cond: t[0] < T
-      body: idx     = cast<i32>(t)
-            gi_t    = gather(GI, idx)          [D*B, 1, G*H]
+    while_loop (row [D,B] f32, states..., out [D,T*B,P], GI [D,T*B,G*H]):
+      cond: row[0,0] < T * time_stride
+      body: idx     = cast<i32>(row)           rows of step t: t*B + b or b*T + t
+            gi_t    = gather(GI, idx)          [D, B, G*H]
             states' = cell.step(gi_t, states)  the same step as the unrolled form
             out'    = scatter(out, idx, h')
-            t'      = t + 1
+            GI'     = scatter(GI, idx, gi_t)   GI is written, not passed through
+            row'    = row + time_stride
 
-The counter is an f32 [D*B, 1] tensor (exact up to 2^24 steps) cast to the
+Every loop-carried value is written by an op of the body: a value yielded
+unchanged has no writer in the body, and Vela's reader rejects such loops
+("Output tensor ... does not have any writers"). GI is the one loop invariant;
+the body writes back the rows it has just read (one [D, B, G*H] scatter, no
+data changes). When a step's gates are exactly as wide as h (RNN: G*H = P), GI
+is also the output buffer: step t overwrites its own, no longer needed, GI
+rows with h', so there is no separate `out` and no write-back.
+
+The row counter is an f32 [D, B] tensor (exact up to 2^24 rows) cast to the
 i32 indices gather/scatter take: counting in i32 would need the integer
-profile (pro_int), and this graph targets pro_fp only. `cond` and `body` are isolated from above, as
+profile (pro_int). An integer graph (a quantized GRU, pro_int) counts in i32
+and takes the counter as the indices. `cond` and `body` are isolated from above, as
 the TOSA serializer requires: GI travels as a loop-carried value and every
 constant (weights, shapes, zero points) is declared inside the region that
 uses it. A known-zero initial state peels step 0 out of the loop (no recurrent
 matmul for it, as in the unrolled form). The output buffer starts as a tiled
-[D*B, 1, P] zero constant, so the flatbuffer holds no T-sized constant.
+[D, B, P] zero constant, so the flatbuffer holds no T-sized constant.
 """
 
 from __future__ import annotations
@@ -28,68 +38,102 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .recurrence import Cell, LayerWeights, States
+from .recurrence import (Cell, LayerWeights, SeqLayout, States, carry_in, carry_out,
+                         default_layout, input_projection)
 
 
-def _counter_const(rows: int, value: float) -> ir.Value:
-    return tb.const(np.full([rows, 1], value), ir.F32Type.get())
+def _counter_elem(weights: LayerWeights) -> ir.Type:
+    """f32 for a float graph (pro_fp has no i32 ADD), i32 for an integer one (pro_int)."""
+    return ir.F32Type.get() if tb.is_float(weights.elem) else tb.int_type(32)
+
+
+def _row_const(dirs: int, layout: SeqLayout, t: int, elem: ir.Type) -> ir.Value:
+    rows = [[layout.row(t, b) for b in range(layout.batch)]] * dirs
+    return tb.const(np.array(rows), elem)
 
 
 def _indices(counter: ir.Value) -> ir.Value:
+    if not tb.is_float(tb.element_type(counter)):
+        return counter
     return tosa.cast(tb.tensor_type(tb.shape_of(counter), ir.IntegerType.get_signless(32)), counter)
 
 
-def _zero_buffer(rows: int, steps: int, width: int, elem: ir.Type) -> ir.Value:
-    zeros = tb.const(np.zeros([rows, 1, width]), elem)
-    return tosa.tile(tb.tensor_type([rows, steps, width], elem), zeros,
-                     tb.const_shape([1, steps, 1]))
+def _zero_buffer(dirs: int, layout: SeqLayout, width: int, elem: ir.Type) -> ir.Value:
+    zeros = tb.const(np.zeros([dirs, layout.batch, width]), elem)
+    return tosa.tile(tb.tensor_type([dirs, layout.batch * layout.steps, width], elem), zeros,
+                     tb.const_shape([1, layout.steps, 1]))
 
 
-def _build_cond(loop, carried_types, steps: int) -> None:
+def _gather(values: ir.Value, idx: ir.Value) -> ir.Value:
+    dirs, _, width = tb.shape_of(values)
+    return tosa.gather(tb.tensor_type([dirs, tb.shape_of(idx)[1], width], tb.element_type(values)),
+                       values, idx)
+
+
+def _scatter(values: ir.Value, idx: ir.Value, rows: ir.Value) -> ir.Value:
+    return tosa.scatter(values.type, values, idx, rows)
+
+
+def _build_cond(loop, carried_types, layout: SeqLayout) -> None:
     block = loop.regions[0].blocks.append(*carried_types)
     with ir.InsertionPoint(block):
         counter = block.arguments[0]
         first = tb.reshape(tb.slice_(counter, [0, 0], [1, 1]), [])
-        limit = tb.const(np.array(steps), ir.F32Type.get())
+        limit = tb.const(np.array(layout.steps * layout.time_stride), tb.element_type(counter))
         keep_going = tosa.greater(tb.tensor_type([], ir.IntegerType.get_signless(1)), limit, first)
         tosa.yield_([keep_going])
 
 
-def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights) -> None:
+def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights, layout: SeqLayout,
+                gi_is_out: bool) -> None:
     block = loop.regions[1].blocks.append(*carried_types)
     args = list(block.arguments)
-    counter, states, out, gi = args[0], tuple(args[1:-2]), args[-2], args[-1]
-    rows = tb.shape_of(out)[0]
     with ir.InsertionPoint(block):
         consts = cell.constants(weights)
+        counter = args[0]
         idx = _indices(counter)
-        gi_t = tosa.gather(tb.tensor_type([rows, 1, weights.gate_width], weights.elem), gi, idx)
-        states_next = cell.step(gi_t, states, consts, weights.hidden)
-        out_next = tosa.scatter(out.type, out, idx, states_next[0])
-        counter_next = tb.add(counter, _counter_const(rows, 1))
-        tosa.yield_([counter_next, *states_next, out_next, gi])
+        gi = args[-1]
+        gi_t = _gather(gi, idx)
+        if gi_is_out:
+            states = tuple(args[1:-1])
+            states_next = cell.step(gi_t, states, consts, weights.hidden)
+            written = [_scatter(gi, idx, states_next[0])]
+        else:
+            states, out = tuple(args[1:-2]), args[-2]
+            states_next = cell.step(gi_t, states, consts, weights.hidden)
+            written = [_scatter(out, idx, states_next[0]), _scatter(gi, idx, gi_t)]
+        step = tb.const(np.full([1, 1], layout.time_stride), tb.element_type(counter))
+        tosa.yield_([tb.add(counter, step), *states_next, *written])
 
 
-def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States,
-                         weights: LayerWeights) -> tuple[ir.Value, States]:
-    """x [D*B, T, F] -> (h of every step [D*B, T, P] in processing order, last states)."""
+def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: LayerWeights,
+                         layout: SeqLayout | None = None) -> tuple[ir.Value, States]:
+    """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
+    last states [D, B, *])."""
+    layout = layout or default_layout(x)
     gi = cell.input_projection(x, weights)
-    rows, steps, width = tb.shape_of(gi)
-    if steps == 1:  # a single step needs no loop
+    dirs = tb.shape_of(gi)[0]
+    states0 = carry_in(states0, weights)
+    if layout.steps == 1:  # a single step needs no loop
         states1 = cell.step(gi, states0, cell.constants(weights), weights.hidden)
-        return states1[0], states1
-    out = _zero_buffer(rows, steps, weights.state_width, weights.elem)
+        return carry_out(states1[0], states1, weights)
+    gi_is_out = weights.gate_width == weights.carried_width
+    out = None if gi_is_out else _zero_buffer(dirs, layout, weights.carried_width, weights.elem)
     first_step = 0
     if any(s is None for s in states0):  # peel the zero-state step: no recurrent matmul for it
-        gi_0 = tb.slice_(gi, [0, 0, 0], [rows, 1, width])
-        states0 = cell.step(gi_0, states0, cell.constants(weights), weights.hidden)
-        out = tosa.scatter(out.type, out, _indices(_counter_const(rows, 0)), states0[0])
+        idx0 = _indices(_row_const(dirs, layout, 0, _counter_elem(weights)))
+        states0 = cell.step(_gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
+        if gi_is_out:
+            gi = _scatter(gi, idx0, states0[0])
+        else:
+            out = _scatter(out, idx0, states0[0])
         first_step = 1
-    carried = [_counter_const(rows, first_step), *states0, out, gi]
+    carried = [_row_const(dirs, layout, first_step, _counter_elem(weights)), *states0, *([] if gi_is_out else [out]), gi]
     carried_types = [v.type for v in carried]
     loop = tosa.WhileOp(carried_types, carried)
-    _build_cond(loop, carried_types, steps)
-    _build_body(cell, loop, carried_types, weights)
+    _build_cond(loop, carried_types, layout)
+    _build_body(cell, loop, carried_types, weights, layout, gi_is_out)
     results = list(loop.results)
-    return results[-2], tuple(results[1:-2])
-
+    if gi_is_out:
+        return carry_out(results[-1], tuple(results[1:-1]), weights)
+    return carry_out(results[-2], tuple(results[1:-2]), weights)

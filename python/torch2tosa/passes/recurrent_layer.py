@@ -5,15 +5,19 @@ All arguments are read the same way (input, hx, params, has_biases, num_layers,
 dropout, train, bidirectional, batch_first); PyTorch's parameter list holds,
 per layer and direction, weight_ih, weight_hh[, bias_ih, bias_hh][, weight_hr].
 
-Directions and batch share the matmul batch axis: the state is [D*B, 1, P] with
-row d*B + b. The backward direction reads a time-reversed copy of its input
-(one `tosa.reverse` per layer), so both directions take the same step slice
-and run in the same ops. A constant-zero initial state (PyTorch's default h0,
-c0) is `None` to the cell: step 0 costs no recurrent matmul.
+Directions are the matmul batch axis and the batch its row axis: the state is
+[D, B, P] and each weight is held once, whatever the batch. The backward
+direction reads a time-reversed copy of its input (one `tosa.reverse` per
+layer), so both directions take the same step slice and run in the same ops.
+A constant-zero initial state (PyTorch's default h0, c0) is `None` to the
+cell: step 0 costs no recurrent matmul.
 
-Layouts: batch_first input [B, T, I] is used as is; time-major [T, B, I] is
-transposed once per op (a reshape when B or T is 1). Results keep PyTorch's
-exact shapes: output [B, T, D*P] or [T, B, D*P], each final state [L*D, B, *].
+Layouts: no transposes for either batch_first value. The input [T, B, I] or
+[B, T, I] is read as [1, T*B, I] with its rows in their own order (see
+`recurrence.SeqLayout`; a reshape, none when it already has that shape), and
+each layer's output comes back in the same order. Results keep PyTorch's exact
+shapes: output [B, T, D*P] or [T, B, D*P], each final state [L*D, B, *] (the
+concatenation of the layers' [D, B, *] states).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import PassOption
-from .recurrence import Cell, run_layer_unrolled, stack_layer_weights
+from .recurrence import Cell, SeqLayout, run_layer_unrolled, stack_layer_weights
 from .recurrence_loop import run_layer_while_loop
 from .torch_values import constant, is_none, op_name, static_float_tensor
 
@@ -150,20 +154,16 @@ def check_supported(cfg: RecurrentConfig, opname: str) -> None:
             f"lowered to an inference graph ({cfg.describe()}); call model.eval() before export")
 
 
-def _swap_01(x: ir.Value) -> ir.Value:
-    """[T, B, F] <-> [B, T, F]."""
-    return tb.transpose(x, [1, 0, 2])
-
-
 def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: str,
                       initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
     """Replaces `op` by its TOSA recurrence; `initial` names the hx values (h0[, c0])."""
     check_supported(cfg, opname)
     x_type = static_builtin(op.operands[0], "the input", opname)
-    init_types = [static_builtin(v, what, opname) for what, v in initial]
+    for what, v in initial:
+        static_builtin(v, what, opname)
     elem = x_type.element_type
     params = read_params(op, cfg, tb.np_dtype(elem), opname)
-    batch = sequence_shape(x_type, cfg, opname)[1]
+    steps, batch = sequence_shape(x_type, cfg, opname)
 
     def layer(i: int):
         d = cfg.directions
@@ -172,10 +172,9 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
             [cell.relayout(params[i * d + k], hidden) for k in range(d)], hidden, batch, elem)
 
     with rewriter.ip, op.location:
-        x = tb.to_builtin(op.operands[0])
+        x = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
         inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        output, finals = run_layers(x, inits, [t.shape[2] for t in init_types], layer, cfg,
-                                    batch, form)
+        output, finals = run_layers(x, inits, layer, cfg, steps, batch, form)
         rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
 
 
@@ -189,15 +188,14 @@ def sequence_shape(x_type: ir.RankedTensorType, cfg: RecurrentConfig,
     return steps, batch
 
 
-def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], init_widths: Sequence[int],
-               layer, cfg: RecurrentConfig, batch: int, form: str
-               ) -> tuple[ir.Value, list[ir.Value]]:
+def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: RecurrentConfig,
+               steps: int, batch: int, form: str) -> tuple[ir.Value, list[ir.Value]]:
     """Every layer of a recurrent op on builtin tensors: x in PyTorch's layout, inits the
     initial states [L*D, B, *] (None: zero); `layer(i)` gives layer i's (cell, weights).
     Returns (output in PyTorch's layout, each final state [L*D, B, *])."""
-    if not cfg.batch_first:
-        x = _swap_01(x)
-    layer_input = x  # [B, T, F]
+    seq_axis = 1 if cfg.batch_first else 0
+    layout = SeqLayout(steps, batch, cfg.batch_first)
+    layer_input = x
     runner = LAYER_RUNNERS[form]
     d = cfg.directions
     finals: list[list[ir.Value]] = [[] for _ in inits]
@@ -205,32 +203,36 @@ def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], init_widths: Seque
         cell, weights = layer(i)
         widths = cell.state_widths(weights)
         states0 = tuple(
-            None if s is None else tb.reshape(
-                tb.slice_(s, [i * d, 0, 0], [d, batch, w0]), [d * batch, 1, w])
-            for s, w0, w in zip(inits, init_widths, widths))
-        seq, last = runner(cell, _directional_input(layer_input, d), states0, weights)
-        layer_input = _layer_output(seq, d, batch)
-        for f, s, w in zip(finals, last, widths):
-            f.append(tb.reshape(s, [d, batch, w]))
-    output = layer_input if cfg.batch_first else _swap_01(layer_input)
-    return output, [tb.concat(f, axis=0) for f in finals]
+            None if s is None else tb.slice_(s, [i * d, 0, 0], [d, batch, w])
+            for s, w in zip(inits, widths))
+        seq, last = runner(cell, _directional_input(layer_input, d, seq_axis), states0,
+                           weights, layout)
+        layer_input = _layer_output(seq, d, tb.shape_of(layer_input)[:2], seq_axis)
+        for f, s in zip(finals, last):
+            f.append(s)
+    return layer_input, [tb.concat(f, axis=0) for f in finals]
 
 
-def _directional_input(x: ir.Value, directions: int) -> ir.Value:
-    """[B, T, F] -> [D*B, T, F]: the backward rows read the sequence reversed."""
+def _directional_input(x: ir.Value, directions: int, seq_axis: int) -> ir.Value:
+    """[A0, A1, F] (time-major or batch-first) -> [D, A0*A1, F]: the backward direction
+    reads the sequence reversed."""
+    a0, a1, features = tb.shape_of(x)
+    rows = [tb.reshape(x, [1, a0 * a1, features])]
+    if directions == 2:
+        rows.append(tb.reshape(tb.reverse(x, seq_axis), [1, a0 * a1, features]))
+    return tb.concat(rows, axis=0)
+
+
+def _layer_output(states: ir.Value, directions: int, outer: list[int], seq_axis: int) -> ir.Value:
+    """[D, A0*A1, P] in processing order -> [A0, A1, D*P] in time order."""
+    _, rows, width = tb.shape_of(states)
+
+    def direction(k):
+        return tb.reshape(tb.slice_(states, [k, 0, 0], [1, rows, width]), [*outer, width])
+
     if directions == 1:
-        return x
-    return tb.concat([x, tb.reverse(x, 1)], axis=0)
-
-
-def _layer_output(states: ir.Value, directions: int, batch: int) -> ir.Value:
-    """[D*B, T, P] in processing order -> [B, T, D*P] in time order."""
-    if directions == 1:
-        return states
-    _, steps, width = tb.shape_of(states)
-    forward = tb.slice_(states, [0, 0, 0], [batch, steps, width])
-    backward = tb.reverse(tb.slice_(states, [batch, 0, 0], [batch, steps, width]), 1)
-    return tb.concat([forward, backward], axis=2)
+        return direction(0)
+    return tb.concat([direction(0), tb.reverse(direction(1), seq_axis)], axis=2)
 
 
 # --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
@@ -256,7 +258,7 @@ def _cell_params(op, opname: str, dtype) -> dict[str, np.ndarray]:
 def rewrite_cell(op, rewriter, cell: Cell, opname: str,
                  initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
     """One step of `cell` on x [B, I] and states [B, *]: the layer's machinery with T = 1,
-    D = 1 (x as [B, 1, I], states as [B, 1, *]); a constant-zero state costs no matmul."""
+    D = 1 (x as [1, B, I], states as [1, B, *]); a constant-zero state costs no matmul."""
     x_type = static_float_tensor(op.operands[0], "the input", opname)
     if x_type.rank != 2:
         raise UnsupportedError(f"{opname}: expected a [batch, features] input, got {x_type}")
@@ -269,9 +271,9 @@ def rewrite_cell(op, rewriter, cell: Cell, opname: str,
     with rewriter.ip, op.location:
         weights = stack_layer_weights([cell.relayout(params, hidden)], hidden, batch, elem)
         widths = cell.state_widths(weights)
-        x = tb.reshape(tb.to_builtin(op.operands[0]), [batch, 1, features])
-        states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [batch, 1, w])
+        x = tb.reshape(tb.to_builtin(op.operands[0]), [1, batch, features])
+        states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [1, batch, w])
                         for (_, v), w in zip(initial, widths))
-        _, last = LAYER_RUNNERS[form](cell, x, states0, weights)
+        _, last = LAYER_RUNNERS[form](cell, x, states0, weights, SeqLayout(1, batch, False))
         rewriter.replace_op(op, [tb.from_builtin(tb.reshape(s, [batch, w]))
                                  for s, w in zip(last, widths)])

@@ -65,3 +65,37 @@ func.func @non_constant_config(%x: !torch.vtensor<[1,3,2],f32>, %h: !torch.vtens
   %0:2 = torch.operator "torch.aten.gru.input"(%x, %h, %params, %false, %layers, %float0, %false, %false, %true) : (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[1,3,2],f32>
 }
+
+// -----
+
+// COM: The cell: a weight that is not a constant.
+// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.gru_cell: weights must be compile-time constants, but parameter 'weight_hh' is not a dense constant (non-constant weights are not supported)
+func.func @cell_non_constant_weights(%x: !torch.vtensor<[1,2],f32>, %h: !torch.vtensor<[1,2],f32>, %w_hh: !torch.vtensor<[6,2],f32>) -> !torch.vtensor<[1,2],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %none = torch.constant.none
+  %0 = torch.operator "torch.aten.gru_cell"(%x, %h, %w, %w_hh, %none, %none) : (!torch.vtensor<[1,2],f32>, !torch.vtensor<[1,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.none, !torch.none) -> !torch.vtensor<[1,2],f32>
+  return %0 : !torch.vtensor<[1,2],f32>
+}
+
+// -----
+
+// COM: The cell: b_ih without b_hh.
+// ERR: errors.mlir:[[# @LINE + 5]]:{{[0-9]+}}: error: aten.gru_cell: b_ih and b_hh must both be given or both be None
+func.func @cell_one_bias(%x: !torch.vtensor<[1,2],f32>, %h: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[1,2],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %b = torch.vtensor.literal(dense<0.5> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %none = torch.constant.none
+  %0 = torch.operator "torch.aten.gru_cell"(%x, %h, %w, %w, %b, %none) : (!torch.vtensor<[1,2],f32>, !torch.vtensor<[1,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6],f32>, !torch.none) -> !torch.vtensor<[1,2],f32>
+  return %0 : !torch.vtensor<[1,2],f32>
+}
+
+// -----
+
+// COM: The cell: a dynamic batch.
+// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.gru_cell: the input must have a static shape, got !torch.vtensor<[?,2],f32>
+func.func @cell_dynamic_batch(%x: !torch.vtensor<[?,2],f32>, %h: !torch.vtensor<[?,2],f32>) -> !torch.vtensor<[?,2],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<6x2xf32>) : !torch.vtensor<[6,2],f32>
+  %none = torch.constant.none
+  %0 = torch.operator "torch.aten.gru_cell"(%x, %h, %w, %w, %none, %none) : (!torch.vtensor<[?,2],f32>, !torch.vtensor<[?,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.none, !torch.none) -> !torch.vtensor<[?,2],f32>
+  return %0 : !torch.vtensor<[?,2],f32>
+}

@@ -2,26 +2,33 @@
 // RUN: torch2tosa-opt %s --decompose-gru=form=loop --canonicalize --insert-region-constants --split-input-file | filecheck %s --check-prefix=ISOLATED
 
 // COM: The loop form: the hoisted projection stays outside; one tosa.while_loop per layer
-// COM: carries (counter, h, output buffer, projection); the body gathers the step's
-// COM: projection, runs the same step ops as the unrolled form and scatters h into the buffer.
+// COM: carries (row counter, h, output buffer, projection); the body gathers the step's
+// COM: projection, runs the same step ops as the unrolled form (GRU_FLOOR: h carried as
+// COM: (h, 1), H+1 = 3), scatters h into the buffer and writes the gathered projection rows
+// COM: back, so no carried value is yielded unchanged (Vela rejects a pass-through).
 // COM: With a zero h0, step 0 is peeled out of the loop (no recurrent matmul for it).
 // CHECK-LABEL: func.func @gru_loop
-// CHECK:         tosa.matmul {{.*}} -> tensor<1x50x6xf32>
-// CHECK:         %[[BUF:.*]] = tosa.tile {{.*}} -> tensor<1x50x2xf32>
+// CHECK:         tosa.matmul {{.*}} -> tensor<1x50x7xf32>
+// CHECK:         %[[BUF:.*]] = tosa.tile {{.*}} -> tensor<1x50x3xf32>
 // CHECK:         tosa.scatter %[[BUF]]
-// CHECK:         tosa.while_loop ({{.*}}) : (tensor<1x1xf32>, tensor<1x1x2xf32>, tensor<1x50x2xf32>, tensor<1x50x6xf32>)
+// CHECK:         tosa.while_loop ({{.*}}) : (tensor<1x1xf32>, tensor<1x1x3xf32>, tensor<1x50x3xf32>, tensor<1x50x7xf32>)
 // CHECK:           tosa.greater
 // CHECK:           tosa.yield %{{.*}} : tensor<i1>
 // CHECK:         } do {
-// CHECK:           %[[IDX:.*]] = tosa.cast %{{.*}} : (tensor<1x1xf32>) -> tensor<1x1xi32>
-// CHECK:           tosa.gather %{{.*}}, %[[IDX]] : (tensor<1x50x6xf32>, tensor<1x1xi32>) -> tensor<1x1x6xf32>
-// CHECK:           tosa.matmul
+// CHECK:         ^bb0(%[[T:.*]]: tensor<1x1xf32>, %[[H:.*]]: tensor<1x1x3xf32>, %[[OUT:.*]]: tensor<1x50x3xf32>, %[[GI:.*]]: tensor<1x50x7xf32>):
+// CHECK:           %[[IDX:.*]] = tosa.cast %[[T]] : (tensor<1x1xf32>) -> tensor<1x1xi32>
+// CHECK:           %[[GIT:.*]] = tosa.gather %[[GI]], %[[IDX]] : (tensor<1x50x7xf32>, tensor<1x1xi32>) -> tensor<1x1x7xf32>
+// CHECK:           tosa.matmul %[[H]]
+// CHECK:           tosa.matmul %[[H]]
 // CHECK:           tosa.sigmoid
 // CHECK:           tosa.tanh
-// CHECK:           tosa.scatter %{{.*}}, %[[IDX]], %{{.*}} : (tensor<1x50x2xf32>, tensor<1x1xi32>, tensor<1x1x2xf32>) -> tensor<1x50x2xf32>
-// CHECK:           tosa.yield
+// CHECK:           %[[OUT1:.*]] = tosa.scatter %[[OUT]], %[[IDX]], %[[H1:.*]] : (tensor<1x50x3xf32>, tensor<1x1xi32>, tensor<1x1x3xf32>) -> tensor<1x50x3xf32>
+// CHECK:           %[[GI1:.*]] = tosa.scatter %[[GI]], %[[IDX]], %[[GIT]] : (tensor<1x50x7xf32>, tensor<1x1xi32>, tensor<1x1x7xf32>) -> tensor<1x50x7xf32>
+// CHECK:           %[[T1:.*]] = tosa.add %[[T]]
+// CHECK:           tosa.yield %[[T1]], %[[H1]], %[[OUT1]], %[[GI1]]
 // CHECK:         }
 // CHECK-NOT:     tosa.sigmoid
+// CHECK:         tosa.slice {{.*}} -> tensor<1x50x2xf32>
 // CHECK-NOT:     torch.operator
 // CHECK:         return
 
@@ -32,7 +39,7 @@
 // ISOLATED:         "tosa.const"() <{values = dense<5.000000e+01> : tensor<f32>}>
 // ISOLATED:         tosa.greater
 // ISOLATED:       } do {
-// ISOLATED:         "tosa.const"() <{values = dense<{{.*}}> : tensor<1x2x6xf32>}>
+// ISOLATED:         "tosa.const"() <{values = dense<{{.*}}> : tensor<1x3x7xf32>}>
 // ISOLATED:         tosa.matmul
 func.func @gru_loop(%arg0: !torch.vtensor<[1,50,2],f32>) -> (!torch.vtensor<[1,50,2],f32>, !torch.vtensor<[1,1,2],f32>) {
   %int1 = torch.constant.int 1

@@ -1,22 +1,65 @@
 // RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
 
-// COM: One direction, batch_first, zero h0 (PyTorch's default): the input projection of all
-// COM: timesteps is one hoisted matmul; step 0 has no recurrent matmul; every later step has
-// COM: exactly one, and the state stays rank 3 so no reshape sits between steps.
+// COM: One direction, batch_first, zero h0 (PyTorch's default), T = 3: the op floor
+// COM: (GRU_FLOOR, 14 ops per step with bias). h is carried as (h, 1) [1, 1, H+1 = 3]; the
+// COM: input projection of all timesteps is one hoisted matmul with a fourth-gate column whose
+// COM: bias is the saturating 32 (tanh(32) = 1 keeps the ones column exactly 1).
+// COM: b_ih = [0, 0, .75, -.75, -.5, -.25], b_hh = [-.25, .5, -.5, -.25, -.5, -.75]: the input
+// COM: bias holds b_ih + (b_hr, b_hz, 0) = [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz counted
+// COM: once) and 32. W_rz is (W_hr W_hz 0 0)^T over a zero row (no n columns: the n product is
+// COM: its own matmul); W_n is W_hn^T over the row b_hn = (-.5, -.75), so b_hn has no add.
+// COM: Slices of each step: r' = act[0:3], z' = act[H = 2 : 5], gi_n' = pre[2H = 4 : 7].
 // CHECK-LABEL: func.func @gru_batch_first
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[1,3,2],f32> -> tensor<1x3x2xf32>
-// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x3x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x6xf32>
-// CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], {{.*}} -> tensor<1x3x6xf32>
+// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x3x2xf32>, tensor<1x2x7xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x7xf32>
+// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01, 3.200000e+01]]]> : tensor<1x1x7xf32>}>
+// CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], %[[BI]] : (tensor<1x3x7xf32>, tensor<1x1x7xf32>) -> tensor<1x3x7xf32>
+// CHECK-DAG:     %[[WRZ:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-7.500000e-01, -2.500000e-01, 2.500000e-01, -5.000000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-5.000000e-01, 0.000000e+00, 5.000000e-01, -2.500000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]> : tensor<1x3x7xf32>}>
+// CHECK-DAG:     %[[WN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}2.500000e-01, -2.500000e-01, 0.000000e+00], [5.000000e-01, 5.000000e-01, 0.000000e+00], [-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<1x3x3xf32>}>
+// CHECK-DAG:     %[[BN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<1x1x3xf32>}>
+// CHECK-DAG:     %[[ZERO_H:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]]]> : tensor<1x1x3xf32>}>
+// COM: Step 0 (zero state): no matmul; (h, 1) = (0, 1).
+// CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]], {{.*}} -> tensor<1x1x7xf32>
+// CHECK:         %[[ACT0:.*]] = tosa.sigmoid %[[GI0]]
+// CHECK:         %[[R0:.*]] = tosa.slice %[[ACT0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[Z0:.*]] = tosa.slice %[[ACT0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[RB0:.*]] = tosa.mul %[[R0]], %[[BN]]
+// CHECK:         %[[NPRE0:.*]] = tosa.add %[[GIN0]], %[[RB0]]
+// CHECK:         %[[N0:.*]] = tosa.tanh %[[NPRE0]]
+// CHECK:         %[[D0:.*]] = tosa.sub %[[ZERO_H]], %[[N0]]
+// CHECK:         %[[ZD0:.*]] = tosa.mul %[[Z0]], %[[D0]]
+// CHECK:         %[[H1:.*]] = tosa.add %[[N0]], %[[ZD0]]
+// COM: Step 1: 14 ops (the slice of GI, then 13).
+// CHECK:         %[[AT_T1:.*]] = tosa.const_shape {values = dense<[0, 1, 0]> : tensor<3xindex>}
+// CHECK:         %[[GI1:.*]] = tosa.slice %[[GIB]], %[[AT_T1]], {{.*}} -> tensor<1x1x7xf32>
+// CHECK:         %[[GRZ:.*]] = tosa.matmul %[[H1]], %[[WRZ]], {{.*}} -> tensor<1x1x7xf32>
+// CHECK:         %[[PRE:.*]] = tosa.add %[[GI1]], %[[GRZ]]
+// CHECK:         %[[GN:.*]] = tosa.matmul %[[H1]], %[[WN]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK-NOT:     tosa.add %[[GN]]
+// CHECK:         %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
+// CHECK:         %[[AT_R:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
+// CHECK:         %[[WIDTH:.*]] = tosa.const_shape {values = dense<[1, 1, 3]> : tensor<3xindex>}
+// CHECK:         %[[R:.*]] = tosa.slice %[[ACT]], %[[AT_R]], %[[WIDTH]]
+// CHECK:         %[[AT_Z:.*]] = tosa.const_shape {values = dense<[0, 0, 2]> : tensor<3xindex>}
+// CHECK:         %[[Z:.*]] = tosa.slice %[[ACT]], %[[AT_Z]]
+// CHECK:         %[[AT_N:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
+// CHECK:         %[[GIN:.*]] = tosa.slice %[[PRE]], %[[AT_N]]
+// CHECK:         %[[RN:.*]] = tosa.mul %[[R]], %[[GN]]
+// CHECK:         %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
+// CHECK:         %[[N:.*]] = tosa.tanh %[[NPRE]]
+// CHECK:         %[[D:.*]] = tosa.sub %[[H1]], %[[N]]
+// CHECK:         %[[ZD:.*]] = tosa.mul %[[Z]], %[[D]]
+// CHECK:         %[[H2:.*]] = tosa.add %[[N]], %[[ZD]]
+// CHECK:         tosa.matmul %[[H2]], %[[WRZ]]
+// CHECK:         tosa.matmul %[[H2]], %[[WN]]
 // CHECK-NOT:     tosa.matmul
-// CHECK:         tosa.tanh
 // CHECK-NOT:     tosa.reshape
-// CHECK:         tosa.matmul %{{[0-9]+}}, %[[WHH:[0-9]+]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
-// CHECK-NOT:     tosa.reshape
-// CHECK:         tosa.matmul %{{[0-9]+}}, %[[WHH]], %{{.*}} : (tensor<1x1x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x6xf32>
-// CHECK-NOT:     tosa.matmul
-// CHECK-NOT:     tosa.reshape
-// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<1x3x2xf32>
-// CHECK:         %[[OUT:.*]] = torch_c.from_builtin_tensor %[[SEQ]] : tensor<1x3x2xf32> -> !torch.vtensor<[1,3,2],f32>
+// COM: The ones column is dropped once from the sequence and once from h_n.
+// CHECK:         %[[SEQ:.*]] = tosa.concat %[[H1]], %[[H2]], %{{.*}} {axis = 1 : i32} : (tensor<1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>) -> tensor<1x3x3xf32>
+// CHECK:         %[[OUTS:.*]] = tosa.slice %[[SEQ]], {{.*}} -> tensor<1x3x2xf32>
+// CHECK:         %[[HN:.*]] = tosa.slice %{{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[OUT:.*]] = torch_c.from_builtin_tensor %[[OUTS]] : tensor<1x3x2xf32> -> !torch.vtensor<[1,3,2],f32>
 // CHECK-NOT:     torch.operator
 // CHECK:         return %[[OUT]], %{{.*}} : !torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>
 func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>) {
@@ -68,8 +111,8 @@ func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtenso
 // COM: r scales gh_n, z scales h - n.
 // CHECK-LABEL: func.func @gru_h0_one_step
 // CHECK-NOT:     torch.operator
-// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
-// CHECK:         %[[H0:.*]] = torch_c.to_builtin_tensor %arg1
+// CHECK-DAG:     %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[H0:.*]] = torch_c.to_builtin_tensor %arg1
 // CHECK:         %[[GI:.*]] = tosa.matmul %[[X]]
 // CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01]]]> : tensor<1x1x6xf32>}>
 // CHECK:         %[[GIT:.*]] = tosa.add %[[GI]], %[[BI]]

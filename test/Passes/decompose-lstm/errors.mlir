@@ -59,3 +59,14 @@ func.func @packed_sequence(%data: !torch.vtensor<[3,2],f32>, %sizes: !torch.vten
   %0:3 = torch.operator "torch.aten.lstm.data"(%data, %sizes, %hx, %params, %false, %int1, %float0, %false, %false) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],si64>, !torch.list<vtensor>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[3,2],f32>
 }
+
+// -----
+
+// COM: The cell: (h, c) must be a literal list.
+// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.lstm_cell: hx must be a literal list (h0, c0)
+func.func @cell_state_not_a_list(%x: !torch.vtensor<[1,2],f32>, %hx: !torch.list<vtensor>) -> !torch.vtensor<[1,2],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<8x2xf32>) : !torch.vtensor<[8,2],f32>
+  %none = torch.constant.none
+  %0:2 = torch.operator "torch.aten.lstm_cell"(%x, %hx, %w, %w, %none, %none) : (!torch.vtensor<[1,2],f32>, !torch.list<vtensor>, !torch.vtensor<[8,2],f32>, !torch.vtensor<[8,2],f32>, !torch.none, !torch.none) -> (!torch.vtensor<[1,2],f32>, !torch.vtensor<[1,2],f32>)
+  return %0#0 : !torch.vtensor<[1,2],f32>
+}

@@ -55,3 +55,24 @@ func.func @packed_sequence(%data: !torch.vtensor<[3,2],f32>, %sizes: !torch.vten
   %0:2 = torch.operator "torch.aten.rnn_relu.data"(%data, %sizes, %h, %params, %false, %int1, %float0, %false, %false) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],si64>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1,1,2],f32>)
   return %0#0 : !torch.vtensor<[3,2],f32>
 }
+
+// -----
+
+// COM: The cell: a rank-3 input is not a [batch, features] cell input.
+// ERR: errors.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: aten.rnn_tanh_cell: expected a [batch, features] input, got tensor<1x1x3xf32>
+func.func @cell_rank3_input(%x: !torch.vtensor<[1,1,3],f32>, %h: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[1,2],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<2x3xf32>) : !torch.vtensor<[2,3],f32>
+  %none = torch.constant.none
+  %0 = torch.operator "torch.aten.rnn_tanh_cell"(%x, %h, %w, %w, %none, %none) : (!torch.vtensor<[1,1,3],f32>, !torch.vtensor<[1,2],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.none, !torch.none) -> !torch.vtensor<[1,2],f32>
+  return %0 : !torch.vtensor<[1,2],f32>
+}
+
+// -----
+
+// COM: The cell: a non-constant weight.
+// ERR: errors.mlir:[[# @LINE + 3]]:{{[0-9]+}}: error: aten.rnn_relu_cell: weights must be compile-time constants, but parameter 'weight_ih' is not a dense constant (non-constant weights are not supported)
+func.func @cell_non_constant_weights(%x: !torch.vtensor<[1,3],f32>, %h: !torch.vtensor<[1,2],f32>, %w_ih: !torch.vtensor<[2,3],f32>, %w_hh: !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[1,2],f32> {
+  %none = torch.constant.none
+  %0 = torch.operator "torch.aten.rnn_relu_cell"(%x, %h, %w_ih, %w_hh, %none, %none) : (!torch.vtensor<[1,3],f32>, !torch.vtensor<[1,2],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,2],f32>, !torch.none, !torch.none) -> !torch.vtensor<[1,2],f32>
+  return %0 : !torch.vtensor<[1,2],f32>
+}
