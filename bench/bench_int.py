@@ -1,6 +1,7 @@
 """The INT section of the benchmark: PT2E a8w8 quantization, integer TOSA, Vela on Ethos-U.
 
-For every Conv1d example of the zoo (and linear_relu_conv2d):
+For every Conv1d example of the zoo (and linear_relu_conv2d); the GRU examples in both
+schemes are bench_int_gru.py's rows (ops and Vela cycles per timestep, SNR, bit-exactness):
 
     gm = torch2tosa.quantize(model, calibration, "a8w8")
     compiled = torch2tosa.compile(gm, inputs, target="ethos-u55-128")
@@ -29,6 +30,7 @@ from torch2tosa import examples, stats, vela
 from torch2tosa.compiler import MIN_WITHIN_ONE_STEP
 from torch2tosa.quantization._quiet import torchao_quiet
 
+import bench_int_gru
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 
 SCHEME = "a8w8"
@@ -49,7 +51,11 @@ def conv1d_examples() -> list[str]:
 
 
 def int_examples() -> list[str]:
-    return conv1d_examples() + ["linear_relu_conv2d"]
+    return conv1d_examples() + ["linear_relu_conv2d"] + bench_int_gru.GRU_EXAMPLES
+
+
+def _is_gru(row: dict) -> bool:
+    return "scheme" in row
 
 
 # --- ExecuTorch's published numbers -------------------------------------------------------
@@ -205,8 +211,10 @@ def progress(what: str, status: str) -> None:
 
 
 def bench_int(names: list[str]) -> list[dict]:
-    """The INT rows for `names`."""
-    return [bench_int_example(examples.get(name)) for name in names]
+    """The INT rows for `names` (the GRU examples through bench_int_gru)."""
+    rows = [bench_int_example(examples.get(name)) for name in names
+            if name not in bench_int_gru.GRU_EXAMPLES]
+    return rows + bench_int_gru.bench(names, progress)
 
 
 def warm_up() -> None:
@@ -225,6 +233,8 @@ def _graph(row: dict, key: str):
 
 
 def int_targets(rows: list[dict]) -> list[Target]:
+    gru_targets = bench_int_gru.targets([r for r in rows if _is_gru(r)])
+    rows = [r for r in rows if not _is_gru(r)]
     by_name = {r["name"]: r for r in rows}
     conv1d = [by_name[name] for name in conv1d_examples() if name in by_name]
     out: list[Target] = []
@@ -252,7 +262,7 @@ def int_targets(rows: list[dict]) -> list[Target]:
                              f"{EXECUTORCH_VERSION}'s {ref.ops} (published number, not measured "
                              f"here; models differ)", _graph(by_name[ref.example], "ops"),
                              lambda n, limit=ref.ops: n < limit))
-    return out
+    return out + gru_targets
 
 
 # --- reports ------------------------------------------------------------------------------
@@ -320,14 +330,21 @@ def settings() -> dict:
             "calibration": {"example_inputs": True, "random_inputs": CALIBRATION_SIZE,
                             "seed": CALIBRATION_SEED},
             "fresh_input_seed": FRESH_SEED,
+            "gru": {"schemes": {k: {"compile_target": t, "accelerators": list(a)}
+                                for k, (t, a) in bench_int_gru.SCHEMES.items()},
+                    "sequence_lengths": "the two of bench_int_gru.seqs(): (10, 20), "
+                                        "gru_deepfilternet (50, 100)",
+                    "fresh_input_seed": bench_int_gru.FRESH_SEED},
             "executorch_published": {"version": EXECUTORCH_VERSION,
                                      "graphs": [asdict(r) for r in EXECUTORCH]}}
 
 
 def markdown(rows: list[dict], env: dict) -> list[str]:
     """The INT section of results.md (a list of lines)."""
+    gru_rows = [r for r in rows if _is_gru(r)]
+    rows = [r for r in rows if not _is_gru(r)]
     if not rows:
-        return []
+        return bench_int_gru.markdown(gru_rows)
     md = [f"## INT ({SCHEME}): PT2E-quantized, integer TOSA, Vela on Ethos-U", "",
           f"torchao {env['torchao']}, ethos-u-vela {env['ethos-u-vela']}. "
           f"`torch2tosa.quantize(model, calibration, \"{SCHEME}\")` with the example inputs plus "
@@ -350,4 +367,4 @@ def markdown(rows: list[dict], env: dict) -> list[str]:
                "quoted in issue #10 for its own models (- where none was given), not a same-run "
                "measurement.", "",
                comparison, ""]
-    return md
+    return md + bench_int_gru.markdown(gru_rows)

@@ -207,7 +207,10 @@ class PipelineOptions:
             self.target.require_extension("int16", "int16 activations (scheme 'a16w8')")
             extensions.append("int16")
         if self.gru_form == "loop":
-            self.target.require_extension("controlflow", "gru_form='loop' (tosa.while_loop)")
+            self.target.require_extension(
+                "controlflow", "gru_form='loop' (tosa.while_loop)",
+                "the loop form also needs gather and scatter (per-step reads and writes), which "
+                "Ethos-U55 lacks too: use gru_form='unrolled'")
             extensions.append("controlflow")
         return extensions
 
@@ -230,12 +233,17 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     """The default pipeline, one pipeline element per entry."""
     # decompose-add-sub-alpha first: fold-batch-norm folds add/sub only with alpha == 1.
     # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
-    integer = (["convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
+    # INT: decompose-gru lowers the quantized GRUs first (its results come back as dequantize
+    # ops, which convert-quantized-ops folds into the quantize that follows).
+    form = f"form={options.gru_form}"
+    gru = f"decompose-gru{{{form} target={options.target.name}}}"
+    integer = ([gru, "convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
                if options.target.is_int else [])
+    recurrent = [f"{flag}{{{form}}}" for flag in RECURRENT_PASSES
+                 if not (options.target.is_int and flag == "decompose-gru")]
     # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "decompose-pow",
-                   "convert-constant-index", "conv1d-to-conv2d",
-                   *(f"{flag}{{form={options.gru_form}}}" for flag in RECURRENT_PASSES)]
+                   "convert-constant-index", "conv1d-to-conv2d", *recurrent]
     if options.channels_last_io:
         torch_level.append("convert-io-to-channels-last")
     # Validate against the extensions the graph uses (stricter than the target allows: an

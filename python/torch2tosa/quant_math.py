@@ -124,3 +124,44 @@ def table_int8(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int,
     q = torch.ops.quantized_decomposed.quantize_per_tensor(y, out_scale, out_zp, qmin, qmax,
                                                            torch.int8)
     return q.numpy().astype(np.int8)
+
+
+def table_int16(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int = 0) -> np.ndarray:
+    """The 513 int16 entries of an int16 TOSA TABLE (EXT-INT16) for y = fn(x).
+
+    Entry i is fn at input code c_i = 128 i - 32768 (x = (c_i - in_zp) * in_scale), quantized
+    to int16 with `out_scale` and `out_zp` (round half to even, saturated); `fn` takes and
+    returns float64 numpy arrays. TABLE interpolates linearly between entries with 7
+    fractional bits, so its int32 result has scale out_scale / 2^7 and zero point
+    out_zp * 2^7 (see `table_reference`)."""
+    codes = np.arange(513, dtype=np.int64) * 128 - 32768
+    x = (codes - in_zp).astype(np.float64) * in_scale
+    y = np.round(np.asarray(fn(x), dtype=np.float64) / out_scale) + out_zp
+    lo, hi = INT_RANGES["i16"]
+    return np.clip(y, lo, hi).astype(np.int16)
+
+
+def table_reference(values, table: np.ndarray) -> np.ndarray:
+    """TOSA TABLE on integer numpy values: int8 (256 entries) -> int8, entry value + 128; int16
+    (513 entries) -> int32: index (value + 32768) >> 7, fraction the low 7 bits,
+    (base << 7) + (next - base) * fraction."""
+    v = np.asarray(values, dtype=np.int64)
+    t = np.asarray(table, dtype=np.int64)
+    if t.size == 256:
+        return t[v + 128]
+    shifted = v + 32768
+    index, fraction = shifted >> 7, shifted & 0x7F
+    base, step = t[index], t[np.minimum(index + 1, 512)] - t[index]
+    return (base << 7) + step * fraction
+
+
+def mul_reference(a, b, shift: int = 0) -> np.ndarray:
+    """TOSA MUL: int8 * int8 or int16 * int16 -> int32 (shift 0); int32 * int32 with `shift`:
+    (a * b + 2^(shift-1)) >> shift, which must fit int32 (an ERROR_IF in TOSA)."""
+    product = np.asarray(a, dtype=np.int64) * np.asarray(b, dtype=np.int64)
+    if shift > 0:
+        product = (product + (1 << (shift - 1))) >> shift
+    lo, hi = INT_RANGES["i32"]
+    if product.size and (product.min() < lo or product.max() > hi):
+        raise OverflowError("MUL result does not fit int32")
+    return product

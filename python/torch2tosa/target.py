@@ -56,12 +56,12 @@ class Target:
     def profile_name(self) -> str:
         return "INT" if self.is_int else "FP"
 
-    def require_extension(self, extension: str, why: str) -> None:
+    def require_extension(self, extension: str, why: str, hint: str = "") -> None:
         """Raises a clear error when the graph needs an extension this target lacks."""
         if extension not in self.extensions:
             raise Torch2TosaError(
                 f"{why} needs the TOSA {extension} extension, which target '{self.name}' "
-                f"({self.description}) does not have")
+                f"({self.description}) does not have" + (f"; {hint}" if hint else ""))
 
     def attach_options(self, extensions: list[str]) -> str:
         """Options of `tosa-attach-target` for a graph that uses `extensions`."""

@@ -151,8 +151,8 @@ def result_type_of_accumulation(elem: ir.Type) -> ir.Type:
     return elem if is_float(elem) else accumulator_type(elem)
 
 
-def mul_shift() -> ir.Value:
-    return const(np.zeros([1]), ir.IntegerType.get_signless(8))
+def mul_shift(shift: int = 0) -> ir.Value:
+    return const(np.full([1], shift), ir.IntegerType.get_signless(8))
 
 
 def defining_op(value: ir.Value) -> ir.Operation | None:
@@ -263,8 +263,13 @@ def sub(a: ir.Value, b: ir.Value) -> ir.Value:
     return tosa.sub(_broadcast_type(a, b), a, b)
 
 
-def mul(a: ir.Value, b: ir.Value) -> ir.Value:
-    return tosa.mul(_broadcast_type(a, b), a, b, mul_shift())
+def mul(a: ir.Value, b: ir.Value, shift: int = 0) -> ir.Value:
+    """Elementwise product; integer operands (int8 * int8, int16 * int16) give int32, and int32
+    operands may take a rounding right `shift` (TOSA MUL)."""
+    out = _broadcast_type(a, b)
+    if not is_float(out.element_type):
+        out = tensor_type(out.shape, int_type(32))
+    return tosa.mul(out, a, b, mul_shift(shift))
 
 
 def sigmoid(x: ir.Value) -> ir.Value:
@@ -275,11 +280,14 @@ def tanh(x: ir.Value) -> ir.Value:
     return tosa.tanh(x.type, x)
 
 
-def matmul(a: ir.Value, b: ir.Value) -> ir.Value:
-    """Batched [N,H,C] x [N,C,W] -> [N,H,W]; a batch of 1 broadcasts neither side."""
+def matmul(a: ir.Value, b: ir.Value, a_zp: int = 0) -> ir.Value:
+    """Batched [N,H,C] x [N,C,W] -> [N,H,W]; a batch of 1 broadcasts neither side. Integer
+    operands (int8 x int8, int16 x int16) give their accumulator (int32, int48), with a's
+    zero point `a_zp` (b's is 0)."""
     (n, h, _), (_, _, w) = shape_of(a), shape_of(b)
     elem = element_type(a)
-    return tosa.matmul(tensor_type([n, h, w], elem), a, b, zero_point(elem), zero_point(elem))
+    return tosa.matmul(tensor_type([n, h, w], result_type_of_accumulation(elem)), a, b,
+                       zero_point(elem, a_zp), zero_point(element_type(b)))
 
 
 # --- convolutions (NHWC input; zero points and accumulator from the operand types) -------

@@ -94,3 +94,29 @@ def test_quant_math_rescale_params_scale16_for_int48_inputs():
     assert params.multiplier.dtype == np.int16 and not params.scale32
     assert params.multiplier.tolist() == [1 << 14, 3 << 13]
     assert params.shift.tolist() == [17, 15]
+
+
+def test_table_int16_interpolates_with_7_fractional_bits():
+    """An identity table (in scale == out scale): entries are the codes 128 i - 32768, and
+    TABLE's int32 result is the input times 2^7 wherever no entry saturates (the last one,
+    32768, clips to 32767)."""
+    table = qm.table_int16(lambda x: x, 0.5, 0, 0.5)
+    assert table.dtype == np.int16 and table.shape == (513,)
+    assert table[:3].tolist() == [-32768, -32640, -32512] and table[-1] == 32767
+    codes = np.arange(-32768, 32768 - 128)
+    np.testing.assert_array_equal(qm.table_reference(codes, table), codes * 128)
+
+
+def test_table_int16_sigmoid_known_entries():
+    """sigmoid over +-8 (input scale 2^-12) into 2^-15: entry 256 is sigmoid(0) = 0.5."""
+    table = qm.table_int16(lambda x: 1 / (1 + np.exp(-x)), 2.0 ** -12, 0, 2.0 ** -15)
+    assert table[256] == 16384 and table[0] == 11 and table[512] == 32757
+    # input code 64 lies halfway between entries 256 and 257
+    step = int(table[257]) - 16384
+    assert qm.table_reference(np.array([64]), table)[0] == (16384 << 7) + step * 64
+
+
+def test_mul_reference_rounds_and_checks_range():
+    assert qm.mul_reference(np.array([3, -3]), np.array([5, 5]), shift=2).tolist() == [4, -4]
+    with pytest.raises(OverflowError):
+        qm.mul_reference(np.array([2**31 - 1]), np.array([2]))

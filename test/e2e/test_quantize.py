@@ -117,7 +117,9 @@ def test_quantize_shared_qparams_through_layout_ops():
     assert len(qparams) == 1, qparams
 
 
-@pytest.mark.parametrize("name,min_snr", [("wav2letter", 30), ("tcn", 30), ("kws_crnn", 30),
+# kws_crnn: its GRU is quantized too since issue #13 (int8 weights, the 2^-7 state format):
+# measured 29.9 dB, was 38.0 with the GRU left float; the issue's a8w8 GRU bar is 28 dB.
+@pytest.mark.parametrize("name,min_snr", [("wav2letter", 30), ("tcn", 30), ("kws_crnn", 28),
                                           ("conv1d_stride", 30), ("conv_transpose1d", 30)])
 def test_quantize_snr_a8w8(name, min_snr):
     model, inputs = get(name).build()

@@ -17,7 +17,11 @@ values; nothing is recomputed from statistics):
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
     (quantization/decompose_softmax.py), so only their pieces reach this pass; a whole
     one (int16, or from another quantizer) is an error that says so.
-    q(dq(x)) with other parameters (a requantization)  ->  RESCALE
+    q(dq(x))                           ->  x, or RESCALE(x) when the parameters differ (a
+                                           requantization PT2E inserts where a fixed range
+                                           meets an observed one, e.g. a softmax output
+                                           feeding an add; or what decompose-gru returns for
+                                           a quantized GRU)
     act = relu: a CLAMP to [zy, qmax] only when zy > qmin (RESCALE already saturates at
         qmin); hardtanh/clamp(lo, hi): CLAMP to the quantized bounds, dropped when they
         are the type's own range.
@@ -271,19 +275,22 @@ def _softmax_message(name: str, out: QParams) -> str:
             f"(REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)")
 
 
-def _lower_requantize(q: ir.Operation, rewriter) -> bool:
-    """q(dq(x)) with other parameters, which PT2E inserts where a fixed output range meets a
-    consumer's observed one (a softmax's (0, 1] feeding an add): one RESCALE."""
-    dq = tb.defining_op(q.operands[0])
+def _fold_requantize(q: ir.Operation, rewriter) -> bool:
+    """quantize(dequantize(x)) is x with the same parameters, else a RESCALE of x: a lowering
+    that returns its integer result as a dequantize (decompose-gru for a quantized GRU) whose
+    consumer quantizes its input on its own (two observers on one edge)."""
     found = dequantized(q.operands[0])
-    if dq is None or dq.name != DEQUANTIZE or found is None:
+    if found is None or found[1].axis is not None:
         return False
-    x, in_qp = found
+    dq = tb.defining_op(q.operands[0])
     out = quantize_params(q)
-    with rewriter.ip, q.location:
-        y = ew.requantized(tb.to_builtin(x), in_qp, out, "requantize")
-        replacement = tb.from_builtin(y)
-    rewriter.replace_op(q, [replacement])
+    if found[1].same_as(out):
+        rewriter.replace_op(q, [found[0]])
+    else:
+        with rewriter.ip, q.location:
+            y = ew.requantized(tb.to_builtin(found[0]), found[1], out, "requantize")
+            replacement = tb.from_builtin(y)
+        rewriter.replace_op(q, [replacement])
     if not list(dq.results[0].uses):
         rewriter.erase_op(dq)
     return True
@@ -291,7 +298,7 @@ def _lower_requantize(q: ir.Operation, rewriter) -> bool:
 
 def lower_quantized(op, rewriter):
     q = op.operation
-    if _lower_requantize(q, rewriter):
+    if _fold_requantize(q, rewriter):
         return None
     chain = _producer_chain(q)
     if chain is None:

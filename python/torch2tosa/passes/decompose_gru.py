@@ -53,14 +53,20 @@ The GRU cell (weight re-layout, step) is `recurrent_cells.GRU`; reading the op,
 direction batching, h0 and the outputs are `recurrent_layer`'s, shared with
 decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
 (unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
+
+On an INT target (option `target`), a PT2E-quantized GRU becomes integer TOSA instead:
+quantized_gru.py (the op), quantized_gru_cell.py (the step), quant_gru.py (formats, math).
 """
 
 from __future__ import annotations
 
 from torch_mlir import ir
 
+from .. import target as targets
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..diagnostics import UnsupportedError
+from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .quantized_gru import rewrite_quantized_gru
 from .recurrent_cells import GRU, GRU_FLOOR
 from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
                               rewrite_cell, rewrite_recurrent)
@@ -80,8 +86,21 @@ def _layer_cell(op, batch_first: bool):
     return GRU_FLOOR if steps >= FLOOR_MIN_STEPS else GRU
 
 
-def rewrite_gru(op, rewriter, form: str = "unrolled"):
+TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
+                           "the compile target; an INT target lowers PT2E-quantized GRUs to "
+                           "integer TOSA (quantized_gru.py)")
+
+
+def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | None = None):
     name = ir.StringAttr(op.attributes["name"]).value
+    integer = target is not None and target.is_int
+    if integer and name == GRU_INPUT:
+        return rewrite_quantized_gru(op, rewriter, form, target)
+    if integer and name in (GRU_CELL, GRU_DATA):
+        if name == GRU_DATA:
+            raise packed_sequence_error("aten.gru.data", "GRU")
+        raise UnsupportedError("aten.gru_cell: nn.GRUCell has no TOSA INT lowering yet; use an "
+                               "nn.GRU with one timestep")
     if name == GRU_CELL:  # nn.GRUCell: one step, h given or zero
         return rewrite_cell(op, rewriter, GRU, "aten.gru_cell", [("hx", op.operands[1])], form)
     if name != GRU_INPUT:
@@ -95,9 +114,10 @@ def rewrite_gru(op, rewriter, form: str = "unrolled"):
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     form = options.get("form", "unrolled")
+    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
 
     def decompose_gru(op, rewriter):
-        return rewrite_gru(op, rewriter, form)
+        return rewrite_gru(op, rewriter, form, target)
 
     patterns.add("torch.operator", guarded(decompose_gru, diagnostics))
 
@@ -107,6 +127,6 @@ PASS = pattern_pass(
     "Decompose aten.gru.input and aten.gru_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(FORM_OPTION,),
+    options=(FORM_OPTION, TARGET_OPTION),
     owned_aten_ops=("aten.gru.input", "aten.gru.data", "aten.gru_cell"),
 )

@@ -14,7 +14,7 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
     cat       inputs whose parameters differ from the output's are RESCALEd first
-    layout    permute/view/flatten/squeeze/unsqueeze/slice: the same data movement on the
+    layout    permute/view/flatten/squeeze/unsqueeze/slice/select: the same data movement on the
               integers (a RESCALE only when the parameters differ)
     pooling   avg/max_pool1d and adaptive_avg_pool1d (width a multiple of the output) as
               TOSA avg_pool2d/max_pool2d on [N,1,W,C]; TOSA averages without the padding, so
@@ -266,6 +266,12 @@ def lower_layout(op: ir.Operation, out: QParams) -> ir.Value:
         begin = [0] * len(shape)
         begin[dim] = start % shape[dim] if start < 0 else min(start, shape[dim])
         y = tb.slice_(x, begin, out_shape)
+    elif op.name == "torch.aten.select.int":
+        dim = int(constant(op.operands[1], f"{what}: dim")) % len(shape)
+        index = int(constant(op.operands[2], f"{what}: index")) % shape[dim]
+        begin, size = [0] * len(shape), list(shape)
+        begin[dim], size[dim] = index, 1
+        y = tb.reshape(tb.slice_(x, begin, size), out_shape)
     elif op.name in ("torch.aten.pad", "torch.aten.constant_pad_nd"):
         y = _pad(op, x, qp, what)
     else:  # view / reshape / flatten / squeeze / unsqueeze: same elements, same order
@@ -309,7 +315,7 @@ def _is_int(value: ir.Value) -> bool:
 LAYOUT_OPS = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.view",
               "torch.aten.reshape", "torch.aten._unsafe_view", "torch.aten.flatten.using_ints",
               "torch.aten.squeeze.dim", "torch.aten.squeeze", "torch.aten.unsqueeze",
-              "torch.aten.slice.Tensor", "torch.aten.clone", "torch.aten.contiguous",
+              "torch.aten.slice.Tensor", "torch.aten.select.int", "torch.aten.clone", "torch.aten.contiguous",
               "torch.aten.pad", "torch.aten.constant_pad_nd")
 
 

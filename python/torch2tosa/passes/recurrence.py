@@ -118,6 +118,11 @@ class Cell:
     relayout: Callable[[dict[str, np.ndarray], int], DirectionWeights]  # (params, hidden)
     constants: Callable[[LayerWeights], Any]
     step: Callable[[ir.Value, States, Any, int], States]  # (gi_t, states, consts, hidden)
+    # (x, weights) -> GI [D, T*B, G*H]; None: `input_projection` (integer cells rescale)
+    project: Callable[[ir.Value, LayerWeights], ir.Value] | None = None
+
+    def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
+        return (self.project or input_projection)(x, weights)
 
     def state_widths(self, weights: LayerWeights) -> list[int]:
         return [weights.state_width if s == "h" else weights.hidden for s in self.state_names]
@@ -186,7 +191,7 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
     last states [D, B, *])."""
     layout = layout or default_layout(x)
-    gi = input_projection(x, weights)
+    gi = cell.input_projection(x, weights)
     dirs, _, width = tb.shape_of(gi)
     steps, batch = layout.steps, layout.batch
     if layout.interleaved:  # rows b*T + t -> [D, B, T*G*H]: step t is columns t*G*H

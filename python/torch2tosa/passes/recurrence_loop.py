@@ -22,7 +22,8 @@ rows with h', so there is no separate `out` and no write-back.
 
 The row counter is an f32 [D, B] tensor (exact up to 2^24 rows) cast to the
 i32 indices gather/scatter take: counting in i32 would need the integer
-profile (pro_int), and this graph targets pro_fp only. `cond` and `body` are isolated from above, as
+profile (pro_int). An integer graph (a quantized GRU, pro_int) counts in i32
+and takes the counter as the indices. `cond` and `body` are isolated from above, as
 the TOSA serializer requires: GI travels as a loop-carried value and every
 constant (weights, shapes, zero points) is declared inside the region that
 uses it. A known-zero initial state peels step 0 out of the loop (no recurrent
@@ -41,12 +42,19 @@ from .recurrence import (Cell, LayerWeights, SeqLayout, States, carry_in, carry_
                          default_layout, input_projection)
 
 
-def _row_const(dirs: int, layout: SeqLayout, t: int) -> ir.Value:
+def _counter_elem(weights: LayerWeights) -> ir.Type:
+    """f32 for a float graph (pro_fp has no i32 ADD), i32 for an integer one (pro_int)."""
+    return ir.F32Type.get() if tb.is_float(weights.elem) else tb.int_type(32)
+
+
+def _row_const(dirs: int, layout: SeqLayout, t: int, elem: ir.Type) -> ir.Value:
     rows = [[layout.row(t, b) for b in range(layout.batch)]] * dirs
-    return tb.const(np.array(rows, dtype=np.float32), ir.F32Type.get())
+    return tb.const(np.array(rows), elem)
 
 
 def _indices(counter: ir.Value) -> ir.Value:
+    if not tb.is_float(tb.element_type(counter)):
+        return counter
     return tosa.cast(tb.tensor_type(tb.shape_of(counter), ir.IntegerType.get_signless(32)), counter)
 
 
@@ -71,7 +79,7 @@ def _build_cond(loop, carried_types, layout: SeqLayout) -> None:
     with ir.InsertionPoint(block):
         counter = block.arguments[0]
         first = tb.reshape(tb.slice_(counter, [0, 0], [1, 1]), [])
-        limit = tb.const(np.array(layout.steps * layout.time_stride), ir.F32Type.get())
+        limit = tb.const(np.array(layout.steps * layout.time_stride), tb.element_type(counter))
         keep_going = tosa.greater(tb.tensor_type([], ir.IntegerType.get_signless(1)), limit, first)
         tosa.yield_([keep_going])
 
@@ -94,7 +102,7 @@ def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights, layout: 
             states, out = tuple(args[1:-2]), args[-2]
             states_next = cell.step(gi_t, states, consts, weights.hidden)
             written = [_scatter(out, idx, states_next[0]), _scatter(gi, idx, gi_t)]
-        step = tb.const(np.full([1, 1], layout.time_stride, dtype=np.float32), ir.F32Type.get())
+        step = tb.const(np.full([1, 1], layout.time_stride), tb.element_type(counter))
         tosa.yield_([tb.add(counter, step), *states_next, *written])
 
 
@@ -103,7 +111,7 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
     last states [D, B, *])."""
     layout = layout or default_layout(x)
-    gi = input_projection(x, weights)
+    gi = cell.input_projection(x, weights)
     dirs = tb.shape_of(gi)[0]
     states0 = carry_in(states0, weights)
     if layout.steps == 1:  # a single step needs no loop
@@ -113,14 +121,14 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     out = None if gi_is_out else _zero_buffer(dirs, layout, weights.carried_width, weights.elem)
     first_step = 0
     if any(s is None for s in states0):  # peel the zero-state step: no recurrent matmul for it
-        idx0 = _indices(_row_const(dirs, layout, 0))
+        idx0 = _indices(_row_const(dirs, layout, 0, _counter_elem(weights)))
         states0 = cell.step(_gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
         if gi_is_out:
             gi = _scatter(gi, idx0, states0[0])
         else:
             out = _scatter(out, idx0, states0[0])
         first_step = 1
-    carried = [_row_const(dirs, layout, first_step), *states0, *([] if gi_is_out else [out]), gi]
+    carried = [_row_const(dirs, layout, first_step, _counter_elem(weights)), *states0, *([] if gi_is_out else [out]), gi]
     carried_types = [v.type for v in carried]
     loop = tosa.WhileOp(carried_types, carried)
     _build_cond(loop, carried_types, layout)

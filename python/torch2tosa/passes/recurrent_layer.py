@@ -166,35 +166,54 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
         static_builtin(v, what, opname)
     elem = x_type.element_type
     params = read_params(op, cfg, tb.np_dtype(elem), opname)
+    steps, batch = sequence_shape(x_type, cfg, opname)
+
+    def layer(i: int):
+        d = cfg.directions
+        hidden = params[i * d]["weight_hh"].shape[0] // cell.gates
+        return cell, stack_layer_weights(
+            [cell.relayout(params[i * d + k], hidden) for k in range(d)], hidden, batch, elem)
+
+    with rewriter.ip, op.location:
+        x = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
+        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
+        output, finals = run_layers(x, inits, layer, cfg, steps, batch, form)
+        rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
+
+
+def sequence_shape(x_type: ir.RankedTensorType, cfg: RecurrentConfig,
+                   opname: str) -> tuple[int, int]:
+    """(steps, batch) of the input; empty sequences are refused."""
     seq_axis = 1 if cfg.batch_first else 0
     steps, batch = x_type.shape[seq_axis], x_type.shape[1 - seq_axis]
     if steps == 0 or batch == 0:
         raise UnsupportedError(f"{opname}: empty sequences are not supported")
+    return steps, batch
 
+
+def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: RecurrentConfig,
+               steps: int, batch: int, form: str) -> tuple[ir.Value, list[ir.Value]]:
+    """Every layer of a recurrent op on builtin tensors: x in PyTorch's layout, inits the
+    initial states [L*D, B, *] (None: zero); `layer(i)` gives layer i's (cell, weights).
+    Returns (output in PyTorch's layout, each final state [L*D, B, *])."""
+    seq_axis = 1 if cfg.batch_first else 0
     layout = SeqLayout(steps, batch, cfg.batch_first)
-    with rewriter.ip, op.location:
-        layer_input = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
-        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        runner = LAYER_RUNNERS[form]
-        d = cfg.directions
-        finals: list[list[ir.Value]] = [[] for _ in initial]
-        for layer in range(cfg.num_layers):
-            hidden = params[layer * d]["weight_hh"].shape[0] // cell.gates
-            weights = stack_layer_weights(
-                [cell.relayout(params[layer * d + k], hidden) for k in range(d)], hidden, batch,
-                elem)
-            widths = cell.state_widths(weights)
-            states0 = tuple(
-                None if s is None else tb.slice_(s, [layer * d, 0, 0], [d, batch, w])
-                for s, w in zip(inits, widths))
-            seq, last = runner(cell, _directional_input(layer_input, d, seq_axis), states0,
-                               weights, layout)
-            layer_input = _layer_output(seq, d, tb.shape_of(layer_input)[:2], seq_axis)
-            for f, s in zip(finals, last):
-                f.append(s)
-        results = [tb.concat(f, axis=0) for f in finals]
-        rewriter.replace_op(op, [tb.from_builtin(layer_input),
-                                 *(tb.from_builtin(r) for r in results)])
+    layer_input = x
+    runner = LAYER_RUNNERS[form]
+    d = cfg.directions
+    finals: list[list[ir.Value]] = [[] for _ in inits]
+    for i in range(cfg.num_layers):
+        cell, weights = layer(i)
+        widths = cell.state_widths(weights)
+        states0 = tuple(
+            None if s is None else tb.slice_(s, [i * d, 0, 0], [d, batch, w])
+            for s, w in zip(inits, widths))
+        seq, last = runner(cell, _directional_input(layer_input, d, seq_axis), states0,
+                           weights, layout)
+        layer_input = _layer_output(seq, d, tb.shape_of(layer_input)[:2], seq_axis)
+        for f, s in zip(finals, last):
+            f.append(s)
+    return layer_input, [tb.concat(f, axis=0) for f in finals]
 
 
 def _directional_input(x: ir.Value, directions: int, seq_axis: int) -> ir.Value:

@@ -26,8 +26,17 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   annotated only when the input is quantized or a model
                                   input
 
+  gru (aten.gru.input)            as a whole: input x act (calibrated), both outputs (the
+                                  getitems) the scheme's fixed [-1, 1) state format
+                                  (`Scheme.state`: int8 scale 2^-7 / int16 2^-15, zero
+                                  point 0), weights int8 per output channel; biases stay
+                                  float (the lowering folds them into int32). A zero h0
+                                  (aten.zeros) is left alone; a given h0 gets a power-of-two
+                                  scale covering [-1, 1] and its range (StateObserver),
+                                  which the outputs share.
+
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
-on the input edge). Anything else (GRU, comparisons, integer ops) stays float, with a
+on the input edge). Anything else (LSTM, comparisons, integer ops) stays float, with a
 dequantize before it.
 """
 
@@ -79,6 +88,7 @@ SHARED_OPS = {
     aten.contiguous.default, aten.dropout.default, operator.getitem,
 } | FUSABLE_ACTIVATIONS
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
+GRU_OPS = {aten.gru.input}
 
 
 def get_scheme(name: str) -> Scheme:
@@ -110,6 +120,8 @@ class TosaQuantizer(Quantizer):
             target = node.target
             if sm.PART_KEY in node.meta:
                 self._annotate_softmax_part(node, node.meta[sm.PART_KEY])
+            elif target in GRU_OPS:
+                self._annotate_gru(node)
             elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
             elif target in BINARY_OPS:
@@ -139,6 +151,25 @@ class TosaQuantizer(Quantizer):
             inputs[bias] = self.scheme.bias((x, node), (weight, node),
                                             None if ch_axis is None else 0)
         _annotate(node, inputs, self._output_unless_fused(node))
+
+    def _annotate_gru(self, node: Node) -> None:
+        """aten.gru.input(x, hx, params, has_biases, ...) -> (output, h_n) via getitems."""
+        x, hx, params, has_biases = node.args[:4]
+        if not (_is_float(x) and _is_float(hx)):
+            return
+        state = self.scheme.state
+        inputs = {x: self.scheme.activation}
+        if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
+            inputs[hx] = self.scheme.state_observed
+            state = SharedQuantizationSpec((hx, node))
+        per_group = 4 if has_biases else 2
+        for i, w in enumerate(params):
+            if i % per_group < 2 and isinstance(w, Node) and _is_float(w):
+                inputs[w] = self.scheme.weight(0)
+        _annotate(node, inputs, None)
+        for user in node.users:
+            if user.target is operator.getitem and _is_float(user):
+                _annotate(user, {}, state)
 
     def _annotate_binary(self, node: Node) -> None:
         operands = [a for a in node.args[:2] if isinstance(a, Node)]
@@ -249,6 +280,9 @@ def _shifted_input_edge(shifted: Node) -> tuple[Node, Node]:
     """The x -> amax edge of the x - max(x) node `shifted`."""
     x, m = shifted.args
     return (x, m)
+
+
+ZERO_FILLS = {aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default}
 
 
 def _weight_channel_axis(node: Node) -> int | None:

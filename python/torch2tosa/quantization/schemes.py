@@ -25,6 +25,7 @@ two specs are *equal*, and observer constructors compare by identity.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,7 +35,8 @@ from torchao.quantization.pt2e import (
     MinMaxObserver,
     PerChannelMinMaxObserver,
 )
-from torchao.quantization.pt2e.quantizer import DerivedQuantizationSpec, QuantizationSpec
+from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
+                                                 FixedQParamsQuantizationSpec, QuantizationSpec)
 
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
 BIAS_QMIN, BIAS_QMAX = -(2**31 - 1), 2**31 - 1
@@ -47,6 +49,10 @@ class Scheme:
     name: str
     description: str
     activation: QuantizationSpec
+    # A GRU's hidden state and outputs, which lie in [-1, 1]: a fixed format, no observer,
+    # unless h0 is given (`state_observed`: a power-of-two scale that covers h0 too).
+    state: FixedQParamsQuantizationSpec
+    state_observed: QuantizationSpec
 
     def weight(self, ch_axis: int) -> QuantizationSpec:
         return _weight_spec(ch_axis)
@@ -104,12 +110,43 @@ def _activation(dtype: torch.dtype, qscheme, observer: Callable) -> Quantization
     )
 
 
+def _state(dtype: torch.dtype) -> FixedQParamsQuantizationSpec:
+    """[-1, 1) in fixed point: scale 2^-(bits-1), zero point 0 (int8 2^-7, int16 2^-15)."""
+    info = torch.iinfo(dtype)
+    return FixedQParamsQuantizationSpec(dtype=dtype, scale=1.0 / (info.max + 1), zero_point=0,
+                                        quant_min=info.min, quant_max=info.max,
+                                        qscheme=torch.per_tensor_symmetric)
+
+
+class StateObserver(MinMaxObserver):
+    """A GRU state given as h0: scale 2^(k - (bits-1)), zero point 0, with the smallest k >= 0
+    whose range covers what was observed. Every later state lies between h0 and [-1, 1]
+    (h' = z h + (1 - z) n, |n| <= 1), so this one format holds the whole recurrence."""
+
+    def calculate_qparams(self):
+        absmax = 1.0
+        if torch.isfinite(self.min_val).all() and torch.isfinite(self.max_val).all():
+            absmax = max(absmax, float(-self.min_val.min()), float(self.max_val.max()))
+        k = max(0, math.ceil(math.log2(absmax)))
+        scale = 2.0 ** k / (self.quant_max + 1)
+        return torch.tensor([scale], dtype=torch.float32), torch.tensor([0], dtype=torch.int32)
+
+
+def _state_observed(dtype: torch.dtype) -> QuantizationSpec:
+    info = torch.iinfo(dtype)
+    return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
+                            qscheme=torch.per_tensor_symmetric,
+                            observer_or_fake_quant_ctr=StateObserver.with_args(eps=_EPS))
+
+
 SCHEMES: dict[str, Scheme] = {
     s.name: s
     for s in (
         Scheme("a8w8", "int8 asymmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int8, torch.per_tensor_affine, HistogramObserver)),
+               _activation(torch.int8, torch.per_tensor_affine, HistogramObserver),
+               _state(torch.int8), _state_observed(torch.int8)),
         Scheme("a16w8", "int16 symmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int16, torch.per_tensor_symmetric, MinMaxObserver)),
+               _activation(torch.int16, torch.per_tensor_symmetric, MinMaxObserver),
+               _state(torch.int16), _state_observed(torch.int16)),
     )
 }

@@ -1,0 +1,189 @@
+"""The quantized-GRU part of the INT benchmark (issue #13): every GRU example in both schemes.
+
+    a8w8   compiled for ethos-u55-128 (int8 TABLEs), Vela on ethos-u55-128 and ethos-u85-256
+    a16w8  compiled for ethos-u85-256 (int16 TABLEs), Vela on ethos-u85-256
+
+Each example is compiled at two sequence lengths; per timestep and layer (both directions
+together) means the slope between them: ops (tosa.const/const_shape excluded), RESCALEs,
+TABLEs, and Vela's NPU cycles. SNR and max abs error are against the float model on a fresh
+input (not used for calibration), over the worst output; "bit-exact" compares the reference
+model's integer outputs with `quant_gru.reference` on the same codes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+import torch2tosa
+from torch2tosa import examples, quant_gru, reference, stats, vela
+
+from harness import Target, cell_error, check, failure, fmt, isolated, no_result
+
+GRU_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major", "gru_batch4",
+                "gru_h0", "gru_deepfilternet"]
+SCHEMES = {"a8w8": ("ethos-u55-128", ("ethos-u55-128", "ethos-u85-256")),
+           "a16w8": ("ethos-u85-256", ("ethos-u85-256",))}
+MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
+MAX_OPS_PER_STEP = 24
+SEQS = {"gru_deepfilternet": (50, 100)}  # (short, long); default (10, 20)
+TIMEOUT_S = 600
+VELA_TIMEOUT_S = 300
+FRESH_SEED = 2
+
+
+def seqs(name: str) -> tuple[int, int]:
+    return SEQS.get(name, (10, 20))
+
+
+@dataclass
+class GruMeasurement:
+    ops: int | None = None
+    rescales: int | None = None
+    tables: int | None = None
+    compile_s: float | None = None
+    snr_db: float | None = None
+    max_abs_error: float | None = None
+    bit_exact: bool | None = None
+    error: str | None = None
+
+
+def measure(example: examples.Example, scheme: str, seq: int):
+    """(GruMeasurement, flatbuffer or None) for `example` at `seq` steps; in a forked child."""
+    torch.set_num_threads(1)
+    m = GruMeasurement()
+    try:
+        model, inputs = example.build(seq=seq)
+        gm = torch2tosa.quantize(model, example.calibration(inputs), scheme)
+        start = time.perf_counter()
+        compiled = torch2tosa.compile(gm, inputs, name=example.name, target=SCHEMES[scheme][0])
+        m.compile_s = time.perf_counter() - start
+        counts = stats.op_counts(compiled.module)
+        m.ops = stats.compute_ops(counts)
+        m.rescales, m.tables = counts["tosa.rescale"], counts["tosa.table"]
+        generator = torch.Generator().manual_seed(FRESH_SEED)
+        fresh = tuple(torch.randn(t.shape, generator=generator) for t in inputs)
+        report = compiled.check(*fresh)
+        m.snr_db = min(o.float_snr_db for o in report.outputs)
+        m.max_abs_error = report.max_abs_error
+        layers, _, batch_first = quant_gru.layers_from_pt2e(gm)
+        in_specs, _ = compiled.io_quantization
+        codes = [reference.quantize(t.numpy(), s) for t, s in zip(fresh, in_specs)]
+        want = quant_gru.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
+                                   batch_first)
+        got = reference.run(compiled.flatbuffer, codes)
+        m.bit_exact = all(np.array_equal(g, w) for g, w in zip(got, want))
+        return m, compiled.flatbuffer
+    except Exception as e:
+        m.error = failure(e)
+        return m, None
+
+
+def _vela(flatbuffer: bytes, accelerator: str, name: str):
+    try:
+        r = vela.run_vela(flatbuffer, accelerator, name=name, timeout=VELA_TIMEOUT_S)
+        return {"cpu_ops": r.cpu_ops, "npu_ops": r.npu_ops, "cycles": r.total_cycles,
+                "inference_ms": r.inference_time_ms, "error": None}
+    except Exception as e:
+        return {"error": failure(e)}
+
+
+def bench_gru(name: str, scheme: str, progress) -> dict:
+    example = examples.get(name)
+    layers = example.gru_layers
+    short, long = seqs(name)
+    row = {"name": name, "scheme": scheme, "seqs": [short, long], "graph": {}, "vela": {}}
+    flatbuffers = {}
+    for seq in (short, long):
+        result = isolated(measure, example, scheme, seq, timeout=TIMEOUT_S)
+        m, fb = result or (GruMeasurement(error=no_result(TIMEOUT_S)), None)
+        row["graph"][seq], flatbuffers[seq] = asdict(m), fb
+    g0, g1 = row["graph"][short], row["graph"][long]
+    per_step = {}
+    if not (g0["error"] or g1["error"]):
+        for key in ("ops", "rescales", "tables"):
+            per_step[key] = (g1[key] - g0[key]) / ((long - short) * layers)
+    row["per_step"] = per_step
+    progress(f"{name:<20} INT {scheme:<6}", g1["error"] or (
+        f"{g1['ops']} ops ({fmt(per_step.get('ops'), '{:g}')}/step/layer), SNR "
+        f"{g1['snr_db']:.1f} dB, bit-exact {g1['bit_exact']}"))
+    for accelerator in SCHEMES[scheme][1]:
+        runs = {}
+        for seq in (short, long):
+            if flatbuffers[seq] is None:
+                runs[seq] = {"error": "not compiled"}
+            else:
+                runs[seq] = isolated(_vela, flatbuffers[seq], accelerator, name,
+                                     timeout=VELA_TIMEOUT_S + 10) or {
+                    "error": no_result(VELA_TIMEOUT_S + 10)}
+        v0, v1 = runs[short], runs[long]
+        entry = {"error": v1.get("error") or v0.get("error")}
+        if entry["error"] is None:
+            entry |= {"cpu_ops": v1["cpu_ops"], "npu_ops": v1["npu_ops"], "cycles": v1["cycles"],
+                      "inference_ms": v1["inference_ms"],
+                      "cycles_per_step": (v1["cycles"] - v0["cycles"]) / (long - short)}
+        row["vela"][accelerator] = entry
+        progress(f"{name:<20} {scheme:<6} {accelerator:<14}", entry["error"] or (
+            f"{entry['cpu_ops']} CPU ops, {entry['cycles_per_step']:.0f} cycles/step, "
+            f"{entry['inference_ms']:.3f} ms"))
+    return row
+
+
+def bench(names: list[str], progress) -> list[dict]:
+    return [bench_gru(n, s, progress) for n in names if n in GRU_EXAMPLES for s in SCHEMES]
+
+
+def targets(rows: list[dict]) -> list[Target]:
+    out: list[Target] = []
+    for r in rows:
+        label = f"{r['name']} INT {r['scheme']}"
+        g = r["graph"][r["seqs"][1]]
+        ok = g["error"] is None
+        out.append(check(f"{label}: SNR vs float on a fresh input >= {MIN_SNR_DB[r['scheme']]:g} "
+                         f"dB", g["snr_db"] if ok else None,
+                         lambda v, lim=MIN_SNR_DB[r["scheme"]]: v >= lim, "{:.1f}"))
+        out.append(check(f"{label}: reference model bit-exact vs quant_gru.reference",
+                         g["bit_exact"] if ok else None, lambda v: v is True))
+        out.append(check(f"{label}: TOSA ops per timestep per layer <= {MAX_OPS_PER_STEP}",
+                         r["per_step"].get("ops"), lambda v: v <= MAX_OPS_PER_STEP, "{:g}"))
+        for accelerator, v in r["vela"].items():
+            out.append(check(f"{label}: Vela CPU ops == 0 on {accelerator}",
+                             None if v["error"] else v["cpu_ops"], lambda n: n == 0))
+    return out
+
+
+def markdown(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    lines = ["### Quantized GRUs (a8w8 compiled for ethos-u55-128, a16w8 for ethos-u85-256)", "",
+             "Per step: slope between the two sequence lengths, per layer (both directions "
+             "together). SNR and max abs error: worst output, fresh input, against the float "
+             "model. Cycles: Vela's total cycles; per step is the slope.", "",
+             "| model | scheme | steps | ops | ops/step | RESCALE/step | TABLE/step | SNR dB | "
+             "max abs err | bit-exact |", "|" + "---|" * 10]
+    for r in rows:
+        g = r["graph"][r["seqs"][1]]
+        if g["error"]:
+            lines.append(f"| {r['name']} | {r['scheme']} | {r['seqs'][1]} | "
+                         f"{cell_error(g['error'])} |" + " |" * 6)
+            continue
+        p = r["per_step"]
+        lines.append(f"| {r['name']} | {r['scheme']} | {r['seqs'][1]} | {g['ops']} | "
+                     f"{fmt(p.get('ops'), '{:g}')} | {fmt(p.get('rescales'), '{:g}')} | "
+                     f"{fmt(p.get('tables'), '{:g}')} | {g['snr_db']:.1f} | "
+                     f"{g['max_abs_error']:.4f} | {g['bit_exact']} |")
+    lines += ["", "| model | scheme | accelerator | CPU ops | NPU ops | cycles/step | cycles | "
+              "inference ms |", "|" + "---|" * 8]
+    for r in rows:
+        for accelerator, v in r["vela"].items():
+            if v["error"]:
+                lines.append(f"| {r['name']} | {r['scheme']} | {accelerator} | "
+                             f"{cell_error(v['error'])} |" + " |" * 4)
+            else:
+                lines.append(f"| {r['name']} | {r['scheme']} | {accelerator} | {v['cpu_ops']} | "
+                             f"{v['npu_ops']} | {v['cycles_per_step']:.0f} | {v['cycles']} | "
+                             f"{v['inference_ms']:.3f} |")
+    return lines + [""]

@@ -1,0 +1,221 @@
+"""decompose-gru on an INT target: a PT2E-quantized `aten.gru.input` -> integer TOSA.
+
+TosaQuantizer annotates the GRU as a whole, so convert_pt2e leaves it float between
+quantize/dequantize ops:
+
+    %x  = dequantize_per_tensor %xq (sx, zx)                 calibrated
+    %h0 = dequantize_per_tensor %h0q (2^-b, 0) | aten.zeros  fixed state format
+    %w  = dequantize_per_channel <int8 literal>, scales, axis 0     (weight_ih, weight_hh)
+    %out, %hn = aten.gru.input(%x, %h0, [%w_ih, %w_hh, b_ih, b_hh, ...], ...)   float biases
+    quantize_per_tensor %out (2^-b, 0);  quantize_per_tensor %hn (2^-b, 0)
+
+The op is replaced by the integer recurrence (`quant_gru` formats, `quantized_gru_cell`
+steps, `recurrent_layer.run_layers`: every config), whose results come back as
+`dequantize_per_tensor(integer result, 2^-b, 0)`; convert-quantized-ops then folds the
+quantize that follows (same parameters) into the integer value. The dequantize ops that fed
+only the GRU are erased, so nothing float is left for verify-integer-graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+from torch_mlir.dialects import torch as torch_d
+
+from .. import quant_gru
+from .. import tosa_builders as tb
+from ..diagnostics import UnsupportedError
+from ..target import Target
+from .quantized_gru_cell import layer_weights, quantized_gru_cell
+from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
+                               constant_weight, dequantized, float_bias, quantize_params)
+from .recurrent_layer import (check_supported, is_constant_zero, param_values, read_config,
+                              run_layers, sequence_shape)
+
+OPNAME = "aten.gru.input"
+_SCHEMES = {"i8": "a8w8", "i16": "a16w8"}
+_TORCH_DTYPES = {"i8": 1, "i16": 2}  # torch ScalarType codes (int8, int16)
+# quantization.schemes' observer floor (2^-16): a scale at it means a zero calibrated range
+MIN_CALIBRATED_SCALE = 2.0 ** -16 * (1 + 1e-6)
+
+
+def not_quantized_error(op) -> UnsupportedError:
+    return UnsupportedError(
+        f"{OPNAME}: this GRU ({_describe(op)}) is float in a model compiled for the TOSA INT "
+        f"profile (a quantizer left it unquantized); quantize the model with "
+        f"torch2tosa.quantize(model, calibration, scheme) first, whose quantizer covers GRUs")
+
+
+def _describe(op) -> str:
+    """input size, hidden size and the config, e.g. `input 16, hidden 32, num_layers=1, ...`."""
+    cfg = read_config(op, OPNAME)
+    first = tb.vtensor_shape_and_dtype(param_values(op, OPNAME)[0].type)[0]
+    sizes = f"input {first[1]}, hidden {first[0] // 3}, " if first else ""
+    return sizes + cfg.describe()
+
+
+def _input(op) -> tuple[ir.Value, QParams]:
+    found = dequantized(op.operands[0])
+    if found is None or found[1].axis is not None:
+        raise not_quantized_error(op)
+    if found[1].int_type not in _SCHEMES:
+        raise UnsupportedError(f"{OPNAME}: input quantized as {found[1].int_type}; int8 (a8w8) "
+                               f"or int16 (a16w8) activations are supported")
+    return found
+
+
+def _state_format(scheme: str, h0_qp: QParams | None) -> quant_gru.Formats:
+    """The state's format: 2^-b, or h0's power-of-two scale 2^(k-b) when h0 is given."""
+    if h0_qp is None:
+        return quant_gru.formats(scheme)
+    bits = quant_gru.SCHEME_BITS[scheme]
+    if h0_qp.int_type != f"i{bits}" or h0_qp.axis is not None or h0_qp.scalar_zero_point != 0:
+        raise UnsupportedError(f"{OPNAME}: h0 must be quantized per tensor as i{bits} with zero "
+                               f"point 0 (the input's type), got {h0_qp.int_type} zero point "
+                               f"{h0_qp.zero_point.ravel()[:1].tolist()}; quantize the model "
+                               f"with torch2tosa.quantize")
+    try:
+        return quant_gru.formats(scheme, h0_qp.scalar_scale)
+    except ValueError as e:
+        raise UnsupportedError(f"{OPNAME}: h0: {e} (torch2tosa.quantize gives h0 such a scale)"
+                               ) from None
+
+
+def _check_outputs(op, fmt: quant_gru.Formats) -> None:
+    """Each result must be quantized, in the state's format (the lowering produces that)."""
+    for i, result in enumerate(op.results):
+        for use in result.uses:
+            user = use.owner.operation
+            qp = quantize_params(user) if user.name == QUANTIZE else None
+            if qp is None or qp.int_type != fmt.int_type or qp.scalar_zero_point != 0 or \
+                    not np.isclose(qp.scalar_scale, fmt.state_scale, rtol=1e-7):
+                what = ("is used by a float op" if qp is None else
+                        f"is quantized as {qp.int_type} scale {qp.scalar_scale:.6g} zero point "
+                        f"{qp.scalar_zero_point}")
+                raise UnsupportedError(
+                    f"{OPNAME}: result {i} {what}; the integer GRU returns it in the state "
+                    f"format ({fmt.int_type}, scale {fmt.state_scale:.6g}, zero point 0): "
+                    f"quantize the model with torch2tosa.quantize")
+
+
+def _direction_params(values, has_biases: bool) -> quant_gru.DirectionParams:
+    (w_ih, q_ih), (w_hh, q_hh) = (constant_weight(v, f"{OPNAME}: {k}")
+                                  for v, k in zip(values[:2], ("weight_ih", "weight_hh")))
+    for qp, k in ((q_ih, "weight_ih"), (q_hh, "weight_hh")):
+        if qp.axis not in (None, 0):
+            raise UnsupportedError(f"{OPNAME}: {k} quantized along axis {qp.axis}; the lowering "
+                                   f"needs one scale per output channel (axis 0)")
+
+    def scales(qp, rows):
+        return np.broadcast_to(qp.scale, (rows,)).astype(np.float64)
+
+    biases = ((float_bias(values[2], f"{OPNAME}: bias_ih"),
+               float_bias(values[3], f"{OPNAME}: bias_hh")) if has_biases else (None, None))
+    return quant_gru.DirectionParams(w_ih, scales(q_ih, w_ih.shape[0]), w_hh,
+                                     scales(q_hh, w_hh.shape[0]), *biases)
+
+
+def _dequantize(value: ir.Value, fmt: quant_gru.Formats) -> ir.Value:
+    """dequantize_per_tensor(value, 2^-b, 0): the integer result as PT2E's graph carries it."""
+    def i(v):
+        return torch_d.ConstantIntOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)).result
+
+    lo, hi = (-(1 << fmt.frac), (1 << fmt.frac) - 1)
+    scale = torch_d.ConstantFloatOp(ir.FloatAttr.get(ir.F64Type.get(), fmt.state_scale)).result
+    f32 = tb.vtensor_type(tb.shape_of(value), ir.F32Type.get())
+    return torch_d.QuantizedDecomposedDequantizePerTensorOp(
+        f32, tb.from_builtin(value), scale, i(0), i(lo), i(hi), i(_TORCH_DTYPES[fmt.int_type]),
+        torch_d.ConstantNoneOp().result).result
+
+
+def _check_target(scheme: str, target: Target) -> None:
+    if scheme == "a16w8" and not target.int16_tables:
+        raise UnsupportedError(
+            f"{OPNAME}: scheme 'a16w8' needs int16 TABLE lookups (513 entries) for the GRU's "
+            f"sigmoid and tanh, which target '{target.name}' does not run ({target.description}; "
+            f"its TABLE is int8 only): quantize with scheme='a8w8' for this target, or compile "
+            f"the a16w8 model for ethos-u85-256 or tosa-int")
+
+
+def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
+    cfg = read_config(op, OPNAME)
+    check_supported(cfg, OPNAME)
+    if dequantized(param_values(op, OPNAME)[0]) is None:  # float weights: not quantized
+        raise not_quantized_error(op)
+    x_int, x_qp = _input(op)
+    if x_qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+        raise UnsupportedError(
+            f"{OPNAME}: this GRU's input ({_describe(op)}) has quantization scale "
+            f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
+            f"exercised it (zero range); calibrate with representative inputs")
+    scheme = _SCHEMES[x_qp.int_type]
+    _check_target(scheme, target)
+    x_type = tb.builtin_type_for(x_int.type)
+    if x_type is None:
+        raise UnsupportedError(f"{OPNAME}: the input must have a static shape")
+    steps, batch = sequence_shape(x_type, cfg, OPNAME)
+    h0 = op.operands[1]
+    h0_int = h0_qp = None
+    if not is_constant_zero(h0):
+        found = dequantized(h0)
+        if found is None:
+            raise UnsupportedError(f"{OPNAME}: h0 is float while the input is quantized; "
+                                   f"quantize the model with torch2tosa.quantize")
+        h0_int, h0_qp = found
+    fmt = _state_format(scheme, h0_qp)
+    _check_outputs(op, fmt)
+    per = 4 if cfg.has_biases else 2
+    values = param_values(op, OPNAME)
+    d = cfg.directions
+    if len(values) != per * d * cfg.num_layers:
+        raise UnsupportedError(f"{OPNAME}: expected {per * d * cfg.num_layers} parameters for "
+                               f"{cfg.describe()}, got {len(values)}")
+    layers = []
+    in_scale, in_zp = x_qp.scalar_scale, x_qp.scalar_zero_point
+    for layer in range(cfg.num_layers):
+        groups = [values[(layer * d + k) * per:(layer * d + k + 1) * per] for k in range(d)]
+        layers.append(quant_gru.prepare_layer(
+            [_direction_params(g, cfg.has_biases) for g in groups], fmt, in_scale, in_zp,
+            f"{OPNAME} layer {layer}"))
+        in_scale, in_zp = fmt.state_scale, 0  # later layers read the previous layer's h
+
+    def layer(i):
+        return quantized_gru_cell(layers[i], batch), layer_weights(layers[i], batch)
+
+    with rewriter.ip, op.location:
+        x = tb.to_builtin(x_int)
+        inits = [None if h0_int is None else tb.to_builtin(h0_int)]
+        output, (h_n,) = run_layers(x, inits, layer, cfg, steps, batch, form)
+        results = [_dequantize(output, fmt), _dequantize(h_n, fmt)]
+    operand_ops = [tb.defining_op(v) for v in op.operands[:3]]
+    rewriter.replace_op(op, results)
+    for r in results:  # an unused result (`out, _ = gru(x)`) leaves no dequantize behind
+        if not list(r.uses):
+            rewriter.erase_op(tb.defining_op(r))
+    _erase_dead_operands(rewriter, operand_ops)
+
+
+# What builds a zero h0 (aten.zeros, or full_like(empty_strided(...), 0) once decomposed).
+_FILLS = ("torch.aten.zeros", "torch.aten.zeros_like", "torch.aten.new_zeros", "torch.aten.full",
+          "torch.aten.full_like", "torch.aten.new_full", "torch.aten.empty_strided",
+          "torch.aten.empty.memory_format")
+
+
+def _erase_dead_operands(rewriter, ops) -> None:
+    """The dequantize ops, zero fill and parameter list that fed only the GRU."""
+    pending = [o for o in ops if o is not None]
+    while pending:
+        o = pending.pop()
+        if any(list(r.uses) for r in o.results):
+            continue
+        if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct", *_FILLS):
+            continue
+        if o.name != DEQUANTIZE and o.name != DEQUANTIZE_PER_CHANNEL:
+            pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
+        rewriter.erase_op(o)
+
+
+def is_quantized_gru(op) -> bool:
+    """Whether the GRU reads a dequantized input (a PT2E-quantized GRU)."""
+    return dequantized(op.operands[0]) is not None
+

@@ -1,0 +1,380 @@
+"""The integer GRU of the TOSA INT profile: its formats, its constants and a numpy reference.
+
+`prepare_layer` turns one layer's quantized weights into the integer constants the lowering
+(passes/quantized_gru_cell.py) emits; `reference` runs a whole GRU on integer codes with
+exactly the arithmetic of the TOSA ops emitted (quant_math's RESCALE, MUL and TABLE), so
+tests prove the reference model bit-exact against it, separately from the quantization
+error.
+
+Formats, for activations of A = int8 (a8w8) or int16 (a16w8), with b = 7 or 15:
+
+    x (layer 0 input)      A, calibrated scale sx, zero point zx (0 for int16)
+    h, layer outputs       A, scale 2^(k-b), zero point 0: [-1, 1) (k = 0), no calibration;
+                           with h0 given, k >= 0 covers its calibrated range too
+    weights                int8 symmetric per output channel; the directions of a layer
+                           share one scale per channel (the larger of the two; the other
+                           direction's weights are requantized), so one per-channel
+                           RESCALE serves every row
+    pre-activations        int32, scale S = 2^-16 (a8w8) or 2^-24 (a16w8)
+    sigmoid input          A, scale 4 / 2^b for int8 (saturates at +-4: |error| < 0.018),
+                           8 / 2^b for int16 (+-8: |error| < 3.4e-4)
+    tanh input             A, scale 2 / 2^b for int8 (+-2: |error| < 0.036), 4 / 2^b for
+                           int16 (+-4: |error| < 6.8e-4)
+    gates r, z, 1-z        A, scale 2^-b (int8 TABLE; int16 TABLE's int32 result >> 7)
+    n = tanh(.)            A, in the state's format 2^(k-b)
+
+Gates are laid out [r, z, n, zbar] (4H wide) where zbar's weights and bias are z's negated:
+sigmoid(-a) = 1 - z, so h' = n + z (h - n) = z h + zbar n needs no subtraction and no
+widening of h or n: two int8 (int16) MULs into int32, one ADD, one RESCALE.
+
+One step (h given; [b] only with biases; a16w8 adds the two [16] RESCALEs of the int16
+TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]):
+
+    gi_t  = slice(GI)                                  int32 [rows,1,4H], scale S
+    gh    = RESCALE_c(MATMUL(h, W_hh))                 int32 [rows,1,4H], scale S (per channel)
+    gh    = ADD(gh, b_hn)                              [b]
+    pre   = ADD(gi_t, gh)
+    sig   = TABLE_sigmoid(RESCALE(pre))                A [rows,1,4H]              ([16])
+    r, z, zbar = 3 slices of sig;  r32 = RESCALE(r)    [8]
+    rgh   = MUL(r32, slice(gh, n), shift b)            int32, scale S   (a16w8: shift 22)
+    n     = TABLE_tanh(RESCALE(ADD(slice(gi_t, n), rgh)))                        ([16])
+    h'    = RESCALE(ADD(MUL(z, h), MUL(zbar, n)))      A, scale 2^(k-b)
+
+a8w8: 21 ops (20 without biases); a16w8: 22 (21). The input projection is hoisted:
+GI = ADD(RESCALE_c(MATMUL(x - zx, W_ih)), B) for all timesteps, B the folded biases in S.
+A zero h (step 0 without h0) has no matmul: gh = b_hn, h' = RESCALE(MUL(zbar, n)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import quant_math as qm
+
+SCHEME_BITS = {"a8w8": 8, "a16w8": 16}
+# Where the TABLE inputs saturate, by activation bits: 256 int8 levels over +-4 (sigmoid) and
+# +-2 (tanh) balance rounding against saturation best on the GRU examples (1 to 5 dB better
+# than +-8 / +-4); int16 has levels to spare.
+SIGMOID_RANGE = {8: 4.0, 16: 8.0}
+TANH_RANGE = {8: 2.0, 16: 4.0}
+
+
+@dataclass(frozen=True)
+class Formats:
+    bits: int  # 8 or 16: the activation type
+    state_exponent: int = 0  # k: the state's scale is 2^(k-b) (k > 0 when h0 exceeds [-1, 1])
+
+    @property
+    def frac(self) -> int:
+        return self.bits - 1
+
+    @property
+    def int_type(self) -> str:
+        return f"i{self.bits}"
+
+    @property
+    def gate_scale(self) -> float:
+        """Scale of the sigmoid and tanh results (and of their inputs' full range / 8, / 4)."""
+        return 2.0 ** -self.frac
+
+    @property
+    def state_scale(self) -> float:
+        return 2.0 ** (self.state_exponent - self.frac)
+
+    @property
+    def acc_scale(self) -> float:
+        """S, the int32 pre-activation domain."""
+        return 2.0 ** (-16 if self.bits == 8 else -24)
+
+    @property
+    def sigmoid_in_scale(self) -> float:
+        return SIGMOID_RANGE[self.bits] * self.gate_scale
+
+    @property
+    def tanh_in_scale(self) -> float:
+        return TANH_RANGE[self.bits] * self.gate_scale
+
+    @property
+    def wide_accumulator(self) -> bool:
+        """int16 matmuls accumulate in int48, which RESCALE takes with a 16-bit multiplier."""
+        return self.bits == 16
+
+    @property
+    def gate_shift(self) -> int:
+        """MUL shift of r * gh_n: the scale of r as MUL sees it (int8 2^-7; the int16 TABLE's
+        int32 result 2^-22)."""
+        return self.frac if self.bits == 8 else self.frac + 7
+
+
+def formats(scheme: str, state_scale: float | None = None) -> Formats:
+    """The formats of `scheme`, with the state at `state_scale` (None: 2^-b); that must be
+    2^(k-b) with k >= 0."""
+    bits = SCHEME_BITS[scheme]
+    if state_scale is None:
+        return Formats(bits)
+    k = int(np.round(np.log2(state_scale))) + bits - 1
+    if k < 0 or not np.isclose(state_scale, 2.0 ** (k - bits + 1), rtol=1e-7):
+        raise ValueError(f"GRU state scale {state_scale:.6g} is not 2^(k-{bits - 1}), k >= 0")
+    return Formats(bits, k)
+
+
+@dataclass(frozen=True)
+class DirectionParams:
+    """One direction of one layer, as quantized by PT2E: int8 weights, their per-output-channel
+    scales, float biases (None without biases). PyTorch's gate order r, z, n."""
+
+    w_ih: np.ndarray  # [3H, F] int
+    s_ih: np.ndarray  # [3H]
+    w_hh: np.ndarray  # [3H, H] int
+    s_hh: np.ndarray  # [3H]
+    b_ih: np.ndarray | None = None  # [3H] float
+    b_hh: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class LayerConstants:
+    """Everything one layer's integer ops read; weights per direction [D, ., 4H]."""
+
+    fmt: Formats
+    hidden: int
+    in_zp: int
+    w_ih_t: np.ndarray  # [D, F, 4H] int8 values
+    w_hh_t: np.ndarray  # [D, H, 4H] int8 values
+    gi_rescale: qm.Rescale  # per channel (4H): sx * c_ih / S
+    gh_rescale: qm.Rescale  # per channel (4H): 2^-b * c_hh / S
+    input_bias: np.ndarray | None  # [D, 4H] int32 in S
+    recurrent_bias: np.ndarray | None  # [D, 4H] int32 in S, zero but for the n block
+    # b_hn in the recurrent accumulator's scale (2^(k-b) * c_hh[j]), the bias of the 1x1
+    # CONV2D that computes the recurrent product (int32; int48 for a16w8)
+    recurrent_bias_acc: np.ndarray | None  # [D, 4H]
+    sigmoid_in: qm.Rescale  # S -> sigmoid input
+    tanh_in: qm.Rescale  # S -> tanh input
+    gate_out: qm.Rescale  # int16 TABLE's int32 result -> int16 (2^-7)
+    out: qm.Rescale  # int32 z h + zbar n (2^-2b) -> A (2^-b)
+    sigmoid_table: np.ndarray
+    tanh_table: np.ndarray
+
+    @property
+    def directions(self) -> int:
+        return self.w_ih_t.shape[0]
+
+
+def _gates4(m: np.ndarray, hidden: int, negate_zbar: bool = True) -> np.ndarray:
+    """[3H, ...] in r, z, n order -> [4H, ...] as r, z, n, zbar (zbar = -z)."""
+    z = m[hidden:2 * hidden]
+    return np.concatenate([m, -z if negate_zbar else z])
+
+
+def _shared_weights(ws: Sequence[np.ndarray], ss: Sequence[np.ndarray]):
+    """Requantizes every direction's int8 weights to one scale per output channel (the max)."""
+    common = np.max(np.stack(ss), axis=0)
+    out = [np.clip(np.round(w.astype(np.float64) * (s / common)[:, None]), -127, 127)
+           .astype(np.int64) for w, s in zip(ws, ss)]
+    return out, common
+
+
+def _per_channel(ratios: np.ndarray) -> np.ndarray:
+    """Per-channel ratios, or one when they are all equal (a per-tensor RESCALE)."""
+    return ratios[:1] if np.all(ratios == ratios[0]) else ratios
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _tables(fmt: Formats):
+    if fmt.bits == 8:
+        import torch
+
+        sig = qm.table_int8(torch.sigmoid, fmt.sigmoid_in_scale, 0, fmt.gate_scale, 0)
+        tanh = qm.table_int8(torch.tanh, fmt.tanh_in_scale, 0, fmt.state_scale, 0)
+        return sig, tanh
+    return (qm.table_int16(_sigmoid, fmt.sigmoid_in_scale, 0, fmt.gate_scale),
+            qm.table_int16(np.tanh, fmt.tanh_in_scale, 0, fmt.state_scale))
+
+
+def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale: float,
+                  in_zp: int, what: str = "aten.gru.input") -> LayerConstants:
+    """The integer constants of one layer (every direction) for input codes (in_scale, in_zp)."""
+    hidden = directions[0].w_hh.shape[1]
+    w_ih, c_ih = _shared_weights([d.w_ih for d in directions], [d.s_ih for d in directions])
+    w_hh, c_hh = _shared_weights([d.w_hh for d in directions], [d.s_hh for d in directions])
+    s = fmt.acc_scale
+    scale32 = not fmt.wide_accumulator
+    has_bias = directions[0].b_ih is not None
+    in_bias = rec_bias = rec_acc = None
+    if has_bias:
+        in_rows, rec_rows = [], []
+        for d in directions:
+            folded = d.b_ih.astype(np.float64).copy()
+            folded[:2 * hidden] += d.b_hh[:2 * hidden]
+            in_rows.append(_gates4(folded, hidden))
+            rec = np.zeros(4 * hidden)
+            rec[2 * hidden:3 * hidden] = d.b_hh[2 * hidden:]
+            rec_rows.append(rec)
+        in_bias = qm.bias_int32(np.stack(in_rows), s, 1.0)
+        rec_bias = qm.bias_int32(np.stack(rec_rows), s, 1.0)
+        rec_acc = np.round(np.stack(rec_rows) / (fmt.state_scale * _gates4(c_hh, hidden, False)))
+        if np.abs(rec_acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
+            raise qm.ScaleError(f"{what}: b_hn does not fit the recurrent accumulator")
+        rec_acc = rec_acc.astype(np.int64)
+    sig, tanh = _tables(fmt)
+    return LayerConstants(
+        fmt=fmt, hidden=hidden, in_zp=int(in_zp),
+        w_ih_t=np.stack([_gates4(w, hidden).T for w in w_ih]),
+        w_hh_t=np.stack([_gates4(w, hidden).T for w in w_hh]),
+        gi_rescale=qm.rescale_params(_per_channel(in_scale * _gates4(c_ih, hidden, False) / s),
+                                     f"{what}: input projection RESCALE", scale32),
+        gh_rescale=qm.rescale_params(
+            _per_channel(fmt.state_scale * _gates4(c_hh, hidden, False) / s),
+            f"{what}: recurrent RESCALE", scale32),
+        input_bias=in_bias, recurrent_bias=rec_bias, recurrent_bias_acc=rec_acc,
+        sigmoid_in=qm.rescale_params(s / fmt.sigmoid_in_scale, f"{what}: sigmoid input"),
+        tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),
+        gate_out=qm.rescale_params(2.0 ** -7, f"{what}: gate"),
+        out=qm.rescale_params(fmt.gate_scale, f"{what}: state"),
+        sigmoid_table=sig, tanh_table=tanh,
+    )
+
+
+def uses_conv(directions: int, batch: int) -> bool:
+    """Whether the recurrent product is a 1x1 CONV2D (one direction, or two with batch 1:
+    block-diagonal weights over [h_fwd, h_bwd]) rather than a batched MATMUL. The CONV2D
+    runs on the NPU's MAC array with b_hn as its bias; Ethos-U55 has no fast MATMUL."""
+    return directions == 1 or batch == 1
+
+
+# --- the numpy reference ------------------------------------------------------------------
+
+
+def _rescale(v, r: qm.Rescale, out: str, in_zp: int = 0) -> np.ndarray:
+    return qm.rescale_reference(v, r, in_zp, 0, out, double_round=False)
+
+
+def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the TABLE's raw result, the gate in A at 2^-b)."""
+    raw = qm.table_reference(v, table)
+    return raw, (raw if c.fmt.bits == 8 else _rescale(raw, c.gate_out, "i16"))
+
+
+def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
+                   w_hh_rows: np.ndarray, rec_bias: np.ndarray | None,
+                   rec_bias_acc: np.ndarray | None = None) -> np.ndarray:
+    """One step on rows: gi_t [R, 4H] int32 (scale S), h [R, H] codes or None (zero),
+    w_hh_rows [R, H, 4H], rec_bias [R, 4H] or None; with rec_bias_acc [R, 4H] (the CONV2D
+    form) b_hn is added in the accumulator instead of after the RESCALE."""
+    hid, a = c.hidden, c.fmt.int_type
+    if h is None:
+        gh = rec_bias
+        pre = gi_t
+    else:
+        acc = np.einsum("rk,rkg->rg", h.astype(np.int64), w_hh_rows)
+        if rec_bias_acc is not None:
+            gh = _rescale(acc + rec_bias_acc, c.gh_rescale, "i32")
+        else:
+            gh = _rescale(acc, c.gh_rescale, "i32")
+            if rec_bias is not None:
+                gh = gh + rec_bias
+        pre = gi_t + gh
+    raw_sig, sig = _gate(c, _rescale(pre, c.sigmoid_in, a), c.sigmoid_table)
+    r_raw = raw_sig[:, :hid]
+    z, zbar = sig[:, hid:2 * hid], sig[:, 3 * hid:]
+    gi_n = gi_t[:, 2 * hid:3 * hid]
+    if gh is None:
+        pre_n = gi_n
+    else:
+        r32 = r_raw if c.fmt.bits == 16 else _rescale(r_raw, qm.rescale_params(1.0), "i32")
+        pre_n = gi_n + qm.mul_reference(r32, gh[:, 2 * hid:3 * hid], c.fmt.gate_shift)
+    _, n = _gate(c, _rescale(pre_n, c.tanh_in, a), c.tanh_table)
+    acc = qm.mul_reference(zbar, n)
+    if h is not None:
+        acc = acc + qm.mul_reference(z, h)
+    return _rescale(acc, c.out, a)
+
+
+def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
+                    batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """x [D*B, T, F] codes (backward rows already time-reversed), h0 [D*B, H] or None ->
+    (h of every step [D*B, T, H] in processing order, last h [D*B, H])."""
+    rows_w_ih = np.repeat(c.w_ih_t.astype(np.int64), batch, axis=0)
+    rows_w_hh = np.repeat(c.w_hh_t.astype(np.int64), batch, axis=0)
+    acc = np.einsum("rtf,rfg->rtg", x.astype(np.int64) - c.in_zp, rows_w_ih)
+    gi = _rescale(acc, c.gi_rescale, "i32")
+    if c.input_bias is not None:
+        gi = gi + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
+    rec_bias = None if c.recurrent_bias is None else np.repeat(c.recurrent_bias, batch, axis=0)
+    rec_bias_acc = None
+    if uses_conv(c.directions, batch) and c.recurrent_bias_acc is not None:
+        rec_bias_acc = np.repeat(c.recurrent_bias_acc, batch, axis=0)
+    h, outs = h0, []
+    for t in range(x.shape[1]):
+        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias, rec_bias_acc)
+        outs.append(h)
+    return np.stack(outs, axis=1), h
+
+
+def reference(layers: Sequence[LayerConstants], x: np.ndarray, h0: np.ndarray | None,
+              batch_first: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """A whole GRU on integer codes: x [B, T, F] (or [T, B, F]), h0 [L*D, B, H] or None ->
+    (output [B, T, D*H] (or [T, B, D*H]), h_n [L*D, B, H]), as the lowering computes them."""
+    if not batch_first:
+        x = x.transpose(1, 0, 2)
+    batch = x.shape[0]
+    finals = []
+    for i, c in enumerate(layers):
+        d = c.directions
+        xs = x if d == 1 else np.concatenate([x, x[:, ::-1]], axis=0)
+        init = None if h0 is None else h0[i * d:(i + 1) * d].reshape(d * batch, -1)
+        seq, last = reference_layer(c, xs, init, batch)
+        if d == 2:
+            seq = np.concatenate([seq[:batch], seq[batch:, ::-1]], axis=2)
+        x = seq
+        finals.append(last.reshape(d, batch, -1))
+    out = x if batch_first else x.transpose(1, 0, 2)
+    return out, np.concatenate(finals, axis=0)
+
+
+# --- reading a PT2E-quantized GRU (tests and the benchmark compare against `reference`) -------
+
+
+def layers_from_pt2e(graph_module, index: int = 0):
+    """(LayerConstants per layer, (input scale, zero point), batch_first) of the `index`-th
+    aten.gru.input in a `torch2tosa.quantize`d GraphModule: the constants the lowering
+    builds from the same graph."""
+    import torch
+
+    grus = [n for n in graph_module.graph.nodes if n.target is torch.ops.aten.gru.input]
+    node = grus[index]
+    x, _, params, has_biases, num_layers, _, _, bidirectional, batch_first = node.args[:9]
+
+    def tensor(n):
+        if n.op == "get_attr":
+            value = graph_module
+            for part in n.target.split("."):
+                value = getattr(value, part)
+            return value.detach().numpy()
+        if n.target is torch.ops.quantized_decomposed.dequantize_per_channel.default:
+            return tensor(n.args[0]), tensor(n.args[1])
+        raise ValueError(f"unexpected GRU parameter {n}")
+
+    in_scale, in_zp = float(x.args[1]), int(x.args[2])
+    h0 = node.args[1]
+    dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    fmt = formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
+                  float(h0.args[1]) if h0.target is dq else None)
+    per, d = (4 if has_biases else 2), (2 if bidirectional else 1)
+    layers = []
+    for layer in range(num_layers):
+        dirs = []
+        for k in range(d):
+            g = [tensor(n) for n in params[(layer * d + k) * per:(layer * d + k + 1) * per]]
+            (w_ih, s_ih), (w_hh, s_hh) = g[0], g[1]
+            dirs.append(DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
+                                        w_hh.astype(np.int64), s_hh.astype(np.float64),
+                                        *(g[2:] if has_biases else (None, None))))
+        layers.append(prepare_layer(dirs, fmt, in_scale, in_zp))
+        in_scale, in_zp = fmt.state_scale, 0
+    return layers, (float(x.args[1]), int(x.args[2])), batch_first

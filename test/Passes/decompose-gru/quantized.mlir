@@ -1,0 +1,80 @@
+// RUN: torch2tosa-opt %s --decompose-gru=target=tosa-int --canonicalize --split-input-file | filecheck %s
+
+// COM: A PT2E-quantized GRU (a8w8: input 2, hidden 2, 2 steps, zero h0) becomes integer TOSA.
+// COM: Known scales: x 2^-5 (zero point 3), every weight channel 2^-7, so the pre-activation
+// COM: domain S = 2^-16 gives power-of-two RESCALEs (multiplier 2^30):
+// COM:   input projection  2^-5 * 2^-7 / S = 16      shift 26
+// COM:   recurrent         2^-7 * 2^-7 / S = 4       shift 28
+// COM:   sigmoid input     S / 2^-5 (+-4 in int8)     shift 41
+// COM:   tanh input        S / 2^-6 (+-2 in int8)     shift 40
+// COM:   r to int32        1                          shift 30
+// COM:   h' (2^-14 -> 2^-7)                           shift 37
+// COM: (canonicalize gathers the constants at the top.) Step 0 (zero state) has no recurrent
+// COM: product; step 1 has one 1x1 conv2d whose bias is
+// COM: b_hn in the accumulator (0.25 / 2^-14 = 4096), gates [r, z, n, 1-z] side by side.
+// CHECK-LABEL: func.func @gru_a8w8
+// CHECK-DAG:     %[[M30:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<26> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<28> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<41> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<40> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<30> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<37> : tensor<1xi8>}>
+// CHECK-DAG:     %[[SHIFT7:.*]] = "tosa.const"() <{values = dense<7> : tensor<1xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096, 0, 0]> : tensor<8xi32>}>
+// COM: sigmoid table: entry i is round(128 sigmoid((i - 128) / 32)), 2 2 2 3 ... 126; tanh:
+// COM: round(128 tanh((i - 128) / 64)), -123 (0x85) ... 123.
+// CHECK-DAG:     "tosa.const"() <{values = dense<"0x02020203030303{{[0-9A-F]*}}7E7E"> : tensor<256xi8>}>
+// CHECK-DAG:     "tosa.const"() <{values = dense<"0x858585858585{{[0-9A-F]*}}7B7B"> : tensor<256xi8>}>
+// CHECK-DAG:     %[[XZP:.*]] = "tosa.const"() <{values = dense<3> : tensor<1xi8>}>
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[1,2,2],si8> -> tensor<1x2x2xi8>
+// CHECK:         tosa.conv2d {{.*}}, %[[XZP]], {{.*}} -> tensor<1x1x2x8xi32>
+// CHECK:         tosa.rescale {{.*}} per_channel = false{{.*}} -> tensor<1x1x2x8xi32>
+// CHECK-NOT:     tosa.conv2d
+// CHECK:         tosa.table {{.*}} -> tensor<1x1x8xi8>
+// CHECK:         tosa.table {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         tosa.mul {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         tosa.rescale {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         tosa.conv2d {{.*}} : (tensor<1x1x1x2xi8>, tensor<8x1x1x2xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi32>
+// CHECK:         tosa.add {{.*}} -> tensor<1x1x8xi32>
+// CHECK:         tosa.table {{.*}} -> tensor<1x1x8xi8>
+// CHECK:         tosa.mul {{.*}}, %[[SHIFT7]] : (tensor<1x1x2xi32>, tensor<1x1x2xi32>, tensor<1xi8>) -> tensor<1x1x2xi32>
+// CHECK:         tosa.table {{.*}} -> tensor<1x1x2xi8>
+// CHECK-COUNT-2: tosa.mul {{.*}} : (tensor<1x1x2xi8>, tensor<1x1x2xi8>, tensor<1xi8>) -> tensor<1x1x2xi32>
+// CHECK:         tosa.add
+// CHECK:         %[[H2:.*]] = tosa.rescale {{.*}} -> tensor<1x1x2xi8>
+// CHECK-NOT:     tosa.sigmoid
+// CHECK-NOT:     tosa.tanh
+// CHECK:         %[[OUT:.*]] = torch_c.from_builtin_tensor {{.*}} : tensor<1x2x2xi8> -> !torch.vtensor<[1,2,2],si8>
+// CHECK:         torch.quantized_decomposed.dequantize_per_tensor %[[OUT]]
+// CHECK-NOT:     torch.aten.gru.input
+// CHECK-NOT:     torch.quantized_decomposed.dequantize_per_channel
+func.func @gru_a8w8(%arg0: !torch.vtensor<[1,2,2],si8>) -> (!torch.vtensor<[1,2,2],si8>, !torch.vtensor<[1,1,2],si8>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int-127 = torch.constant.int -127
+  %int127 = torch.constant.int 127
+  %int-128 = torch.constant.int -128
+  %none = torch.constant.none
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %float0 = torch.constant.float 0.000000e+00
+  %sx = torch.constant.float 3.125000e-02
+  %sh = torch.constant.float 7.812500e-03
+  %x = torch.quantized_decomposed.dequantize_per_tensor %arg0, %sx, %int3, %int-128, %int127, %int1, %none : !torch.vtensor<[1,2,2],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,2,2],f32>
+  %wq = torch.vtensor.literal(dense<[[127, -64], [127, -64], [127, -64], [127, -64], [127, -64], [127, -64]]> : tensor<6x2xi8>) : !torch.vtensor<[6,2],si8>
+  %ws = torch.vtensor.literal(dense<7.812500e-03> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %wz = torch.vtensor.literal(dense<0> : tensor<6xi64>) : !torch.vtensor<[6],si64>
+  %w_ih = torch.quantized_decomposed.dequantize_per_channel %wq, %ws, %wz, %int0, %int-127, %int127, %int1, %none : !torch.vtensor<[6,2],si8>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],si64>, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[6,2],f32>
+  %w_hh = torch.quantized_decomposed.dequantize_per_channel %wq, %ws, %wz, %int0, %int-127, %int127, %int1, %none : !torch.vtensor<[6,2],si8>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],si64>, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[6,2],f32>
+  %b = torch.vtensor.literal(dense<2.500000e-01> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %shape = torch.prim.ListConstruct %int1, %int1, %int2 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %h0 = torch.aten.zeros %shape, %none, %none, %none, %none : !torch.list<int>, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[1,1,2],f32>
+  %params = torch.prim.ListConstruct %w_ih, %w_hh, %b, %b : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],f32>) -> !torch.list<vtensor>
+  %0:2 = torch.operator "torch.aten.gru.input"(%x, %h0, %params, %true, %int1, %float0, %false, %false, %true) : (!torch.vtensor<[1,2,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,2,2],f32>, !torch.vtensor<[1,1,2],f32>)
+  %q0 = torch.quantized_decomposed.quantize_per_tensor %0#0, %sh, %int0, %int-128, %int127, %int1 : !torch.vtensor<[1,2,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,2],si8>
+  %q1 = torch.quantized_decomposed.quantize_per_tensor %0#1, %sh, %int0, %int-128, %int127, %int1 : !torch.vtensor<[1,1,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,2],si8>
+  return %q0, %q1 : !torch.vtensor<[1,2,2],si8>, !torch.vtensor<[1,1,2],si8>
+}
