@@ -6,6 +6,7 @@ import functools
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from torch_mlir import ir
+from tosa.TosaGraph import TosaGraph
 from torch_mlir.passmanager import PassManager
 
 from .diagnostics import Torch2TosaError, model_frame
@@ -116,6 +118,35 @@ def translator_input(module: ir.Module, declare_target: str | None = None) -> st
         copy.erase()
 
 
+def name_blocks_after_regions(flatbuffer: bytes) -> bytes:
+    """`flatbuffer` with each one-block region's block renamed to the region's name.
+
+    tosa-opt names the block of region `R` `R_bb0`. A `WHILE_LOOP` (`COND_IF`) names its
+    regions (`cond_graph`, `body_graph`), and Vela 5.2.0's reader (regor) looks those names
+    up among the *blocks*: with `R_bb0` it finds nothing and crashes (SIGSEGV) on Ethos-U85.
+    The TOSA reference model resolves regions by region name, so it reads both spellings.
+    A block's name is referenced nowhere else; the new name is a prefix of the old one, so
+    the string is shortened in place (length word and a NUL), and no offset moves.
+    """
+    graph = TosaGraph.GetRootAs(flatbuffer, 0)
+    data = bytearray(flatbuffer)
+    for r in range(graph.RegionsLength()):
+        region = graph.Regions(r)
+        if region.BlocksLength() != 1:
+            continue
+        name, table = region.Name(), region.Blocks(0)._tab
+        field = table.Offset(4)  # TosaBasicBlock.name
+        if not field or table.String(field + table.Pos) == name:
+            continue
+        start = table.Indirect(field + table.Pos)  # the string's length word
+        old = bytes(data[start + 4:start + 4 + struct.unpack_from("<I", data, start)[0]])
+        if not old.startswith(name):  # another translator's naming: leave it as it is
+            continue
+        struct.pack_into("<I", data, start, len(name))
+        data[start + 4 + len(name)] = 0
+    return bytes(data)
+
+
 def to_flatbuffer(module: ir.Module) -> bytes:
     """The `.tosa` flatbuffer of `module`, from tosa-tools' translator."""
     return PendingFlatbuffer(module).result()
@@ -150,7 +181,7 @@ class PendingFlatbuffer:
                     raise SerializationError(
                         "tosa-opt --tosa-serialize failed:\n" + stderr.strip().replace(
                             str(self._mlir), "<model.mlir>"))
-                self._bytes = self._fb.read_bytes()
+                self._bytes = name_blocks_after_regions(self._fb.read_bytes())
             finally:
                 self.cancel()
         return self._bytes

@@ -27,6 +27,7 @@ import io
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -173,6 +174,10 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
             raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
                             + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
         log = result.stdout + result.stderr
+        if result.returncode < 0:  # killed by a signal: Vela crashed, it rejected nothing
+            raise VelaError(f"Vela ({accelerator}) crashed ({_signal_name(-result.returncode)}) on "
+                            "this graph: a bug in Vela, not a constraint it names\n"
+                            + _reproducer(flatbuffer, command, tosa_path, out_dir), log=log)
         if result.returncode != 0:
             raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
         summaries = sorted(out_dir.glob(f"{stem}_summary_*.csv"))
@@ -251,6 +256,13 @@ def tosa_op_name(vela_op: str) -> str:
     if vela_op in special:
         return special[vela_op]
     return "tosa." + re.sub(r"(?<=[a-z])(?=[A-Z])", "_", vela_op).lower()
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _rejection(accelerator: str, log: str, reproducer: str) -> VelaError:

@@ -87,11 +87,12 @@ A8W8_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major", "g
 A16W8_EXAMPLES = A8W8_EXAMPLES + ["gru_h0"]
 
 
-def _example(name, scheme, target="tosa-int", **build):
+def _example(name, scheme, target="tosa-int", gru_form="unrolled", **build):
     example = examples.get(name)
     model, inputs = example.build(**build)
     quantized = torch2tosa.quantize(model, example.calibration(inputs, count=8), scheme=scheme)
-    return torch2tosa.compile(quantized, inputs, target=target), quantized, inputs
+    return (torch2tosa.compile(quantized, inputs, target=target, gru_form=gru_form), quantized,
+            inputs)
 
 
 def _fresh(inputs):
@@ -160,6 +161,17 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
 ])
 def test_gru_examples_vela_tosa_INT(name, scheme, accelerator):
     compiled, _, _ = _example(name, scheme, target=accelerator)
+    vela = compiled.vela()
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
+
+
+@pytest.mark.parametrize("name,scheme", [("gru", "a8w8"), ("gru", "a16w8"),
+                                         ("gru_bidirectional", "a8w8"), ("gru_h0", "a16w8")])
+def test_gru_loop_form_vela_ethos_u85_tosa_INT(name, scheme):
+    """gru_form='loop' on ethos-u85-256: one WHILE_LOOP per layer (EXT-CONTROLFLOW, gather and
+    scatter on the NPU), 0 CPU operators; the graph does not grow with the sequence."""
+    compiled, _, _ = _example(name, scheme, target="ethos-u85-256", gru_form="loop")
+    assert compiled.op_counts()["tosa.while_loop"] >= 1
     vela = compiled.vela()
     assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
 

@@ -162,6 +162,32 @@ def test_serialize_flatbuffer_is_reproducible_and_names_ops(gru_form):
     assert compiled.check(atol=1e-5).ok
 
 
+def test_serialize_loop_regions_are_found_by_block_name():
+    """A while_loop names its cond and body regions; Vela 5.2.0 looks those names up among
+    the blocks (a mismatch crashes it, SIGSEGV), so each region's block carries its name."""
+    from tosa.Attribute import Attribute
+    from tosa.WhileLoopAttribute import WhileLoopAttribute
+
+    torch.manual_seed(0)
+    compiled = torch2tosa.compile(*gru(4, 6, seq=3), gru_form="loop")
+    graph = TosaGraph.GetRootAs(compiled.flatbuffer, 0)
+    blocks = {}
+    for r in range(graph.RegionsLength()):
+        region = graph.Regions(r)
+        assert region.BlocksLength() == 1
+        assert region.Blocks(0).Name() == region.Name()
+        blocks[region.Name()] = region.Blocks(0)
+    main = blocks[b"main"]
+    loops = [main.Operators(i) for i in range(main.OperatorsLength())
+             if main.Operators(i).AttributeType() == Attribute.WhileLoopAttribute]
+    assert len(loops) == 1
+    attribute = WhileLoopAttribute()
+    attribute.Init(loops[0].Attribute().Bytes, loops[0].Attribute().Pos)
+    assert {attribute.CondGraph(), attribute.BodyGraph()} == set(blocks) - {b"main"}
+    assert serialize.name_blocks_after_regions(compiled.flatbuffer) == compiled.flatbuffer
+    assert compiled.check(atol=1e-5).ok
+
+
 def _header_version(flatbuffer: bytes) -> tuple[int, int, int, bool]:
     version = TosaGraph.GetRootAs(flatbuffer, 0).Version()
     return version._Major(), version._Minor(), version._Patch(), version._Draft()

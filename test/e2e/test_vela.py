@@ -161,3 +161,46 @@ def test_parse_rejection_groups_by_op():
         ("Sigmoid", "Unsupported operation")]
     assert [vela.tosa_op_name(n) for n in ("DepthwiseConv2D", "AvgPool", "Asr", "MatMul")] == [
         "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.arithmetic_right_shift", "tosa.matmul"]
+
+
+# A counter and one carried tensor, every carried value written by the body.
+WHILE_LOOP = """
+module attributes {tosa.target_env = #tosa.target_env<specification_version = "1.0", level = "8k",
+                   profiles = [pro_int], extensions = [controlflow]>} {
+  func.func @main(%x: tensor<1x4x8xi8>) -> tensor<1x4x8xi8> {
+    %c0 = "tosa.const"() <{values = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %r:2 = tosa.while_loop (%i = %c0, %v = %x) : (tensor<i32>, tensor<1x4x8xi8>)
+        -> (tensor<i32>, tensor<1x4x8xi8>) {
+      %n = "tosa.const"() <{values = dense<3> : tensor<i32>}> : () -> tensor<i32>
+      %go = tosa.greater %n, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      tosa.yield %go : tensor<i1>
+    } do {
+    ^bb0(%i: tensor<i32>, %v: tensor<1x4x8xi8>):
+      %one = "tosa.const"() <{values = dense<1> : tensor<i32>}> : () -> tensor<i32>
+      %next = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+      %neg = tosa.negate %v, %z, %z : (tensor<1x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x8xi8>
+      tosa.yield %next, %neg : tensor<i32>, tensor<1x4x8xi8>
+    }
+    return %r#1 : tensor<1x4x8xi8>
+  }
+}
+"""
+
+
+@requires_vela
+def test_vela_while_loop_needs_blocks_named_after_regions_u85(tmp_path):
+    """tosa-opt names a region's block `<region>_bb0`; Vela 5.2.0 looks a WHILE_LOOP's
+    cond/body graph names up among the blocks and crashes when they differ. Our serializer
+    renames the blocks (serialize.name_blocks_after_regions): Vela compiles the loop."""
+    raw = flatbuffer(WHILE_LOOP, tmp_path)
+    with pytest.raises(vela.VelaError, match=r"Vela \(ethos-u85-256\) crashed \(SIGSEGV\) on this "
+                                             r"graph: a bug in Vela, not a constraint it names\n"
+                                             r"  reproduce: vela .*\.tosa"):
+        vela.run_vela(raw, "ethos-u85-256")
+    named = serialize.name_blocks_after_regions(raw)
+    assert len(named) == len(raw)
+    report = vela.run_vela(named, "ethos-u85-256")
+    assert (report.cpu_ops, report.npu_ops > 0) == (0, True), report.summary()
+    x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 8)
+    np.testing.assert_array_equal(reference.run(named, [x])[0], -x)  # three negations
