@@ -123,7 +123,11 @@ def _decomposition_table(keep: frozenset[str]) -> dict:
     # Filtering ~900 entries by name costs ~2 ms; every compile asks for the same few tables.
     table = audio_decompositions.with_fallback(
         {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS})
-    return {op: (decompositions.owned_entry(op, fn) if _aten_name(op) in keep else fn)
+    # keep names an op as the MLIR does ("aten.gru_cell"), the table its default overload
+    # ("aten.gru_cell.default": reached when a quantized graph calls the op directly)
+    return {op: (decompositions.owned_entry(op, fn)
+                 if _aten_name(op) in keep or _aten_name(op).removesuffix(".default") in keep
+                 else fn)
             for op, fn in table.items()}
 
 

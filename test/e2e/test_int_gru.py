@@ -4,6 +4,7 @@ on fresh inputs, ops per timestep, Vela with 0 CPU operators, and the errors."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import numpy as np
@@ -252,3 +253,91 @@ def test_quantized_gru_loop_form_bit_exact_tosa_INT(config, scheme):
     compiled = torch2tosa.compile(quantized, inputs, target="tosa-int", gru_form="loop")
     assert compiled.op_counts()["tosa.while_loop"] == layers
     _assert_bit_exact(compiled, quantized, tuple(torch.randn_like(t) * 0.5 for t in inputs))
+
+
+# --- nn.GRUCell ---------------------------------------------------------------------------
+
+
+class _Cell(torch.nn.Module):
+    """nn.GRUCell(16, 32); h given, or None (zero)."""
+
+    def __init__(self, bias=True):
+        super().__init__()
+        self.cell = torch.nn.GRUCell(16, 32, bias=bias)
+
+    def forward(self, x, h=None):
+        return self.cell(x, h)
+
+
+def _cell_layers(quantized):
+    """The LayerConstants of the aten.gru_cell in a quantized GraphModule: its parameters
+    read as layers_from_pt2e reads a GRU's (one layer, one direction)."""
+    node = next(n for n in quantized.graph.nodes if n.target is torch.ops.aten.gru_cell.default)
+    x, hx, *params = node.args
+
+    def tensor(n):
+        if n.op == "get_attr":
+            return functools.reduce(getattr, n.target.split("."), quantized).detach().numpy()
+        return tensor(n.args[0]), tensor(n.args[1])  # dequantize_per_channel(w, scales, ...)
+
+    (w_ih, s_ih), (w_hh, s_hh) = tensor(params[0]), tensor(params[1])
+    biases = [tensor(b) for b in params[2:4] if b is not None] or [None, None]
+    dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    fmt = quant_gru.formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
+                            float(hx.args[1]) if hx.target is dq else None)
+    direction = quant_gru.DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
+                                          w_hh.astype(np.int64), s_hh.astype(np.float64), *biases)
+    return [quant_gru.prepare_layer([direction], fmt, float(x.args[1]), int(x.args[2]))]
+
+
+def _cell_case(scheme, with_h, batch, bias=True, target="tosa-int"):
+    torch.manual_seed(3)
+    model = _Cell(bias).eval()
+    generator = torch.Generator().manual_seed(0)
+
+    def sample():
+        x = torch.randn(batch, 16, generator=generator)
+        return (x, torch.tanh(torch.randn(batch, 32, generator=generator))) if with_h else (x,)
+
+    quantized = torch2tosa.quantize(model, [sample() for _ in range(8)], scheme=scheme)
+    inputs = sample()
+    return torch2tosa.compile(quantized, inputs, target=target), quantized, sample()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("with_h,batch,bias", [(True, 3, True), (False, 1, True),
+                                               (True, 1, False), (False, 4, False)],
+                         ids=["h_B3", "zero_B1", "h_B1_nobias", "zero_B4_nobias"])
+def test_quantized_gru_cell_bit_exact_tosa_INT(with_h, batch, bias, scheme):
+    """nn.GRUCell in an INT model: one step of the integer GRU (h given or zero), bit-exact
+    against quant_gru.reference with T = 1; SNR against the float cell on a fresh input."""
+    compiled, quantized, fresh = _cell_case(scheme, with_h, batch, bias)
+    counts = compiled.op_counts()
+    assert counts["tosa.table"] == 2 and "tosa.sigmoid" not in counts
+    assert counts["tosa.conv2d"] == (2 if with_h else 1)  # no recurrent product for a zero h
+    in_specs, (out_spec,) = compiled.io_quantization
+    assert out_spec["scale"] == quant_gru.formats(scheme).state_scale
+    codes = [reference.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
+    (got,) = reference.run(compiled.flatbuffer, codes)
+    _, h_n = quant_gru.reference(_cell_layers(quantized), codes[0][None],
+                                 codes[1][None] if with_h else None, batch_first=False)
+    np.testing.assert_array_equal(got, h_n[0])
+    assert min(_snrs(compiled, fresh)) >= MIN_SNR_DB[scheme]
+
+
+@pytest.mark.parametrize("scheme,accelerator", [("a8w8", "ethos-u55-128"),
+                                                ("a8w8", "ethos-u85-256"),
+                                                ("a16w8", "ethos-u85-256")])
+def test_quantized_gru_cell_vela_tosa_INT(scheme, accelerator):
+    compiled, _, _ = _cell_case(scheme, True, 2, target=accelerator)
+    vela = compiled.vela()
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
+
+
+def test_float_gru_cell_in_an_int_compile_is_named_tosa_INT():
+    model = _Cell().eval()
+    x = torch.randn(2, 16)
+    with pytest.raises(Torch2TosaError, match="aten.gru_cell: this GRUCell \\(input 16, hidden "
+                                              "32\\) is float in a model compiled for the TOSA "
+                                              "INT profile .* torch2tosa.quantize"):
+        torch2tosa.compile(model, (x,), target="ethos-u85-256")

@@ -54,8 +54,9 @@ direction batching, h0 and the outputs are `recurrent_layer`'s, shared with
 decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
 (unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
 
-On an INT target (option `target`), a PT2E-quantized GRU becomes integer TOSA instead:
-quantized_gru.py (the op), quantized_gru_cell.py (the step), quant_gru.py (formats, math).
+On an INT target (option `target`), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
+becomes integer TOSA instead: quantized_gru.py (the ops), quantized_gru_cell.py (the step),
+quant_gru.py (formats, math).
 """
 
 from __future__ import annotations
@@ -64,9 +65,8 @@ from torch_mlir import ir
 
 from .. import target as targets
 from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
-from .quantized_gru import rewrite_quantized_gru
+from .quantized_gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
 from .recurrent_cells import GRU, GRU_FLOOR
 from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
                               rewrite_cell, rewrite_recurrent)
@@ -96,11 +96,10 @@ def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | N
     integer = target is not None and target.is_int
     if integer and name == GRU_INPUT:
         return rewrite_quantized_gru(op, rewriter, form, target)
-    if integer and name in (GRU_CELL, GRU_DATA):
-        if name == GRU_DATA:
-            raise packed_sequence_error("aten.gru.data", "GRU")
-        raise UnsupportedError("aten.gru_cell: nn.GRUCell has no TOSA INT lowering yet; use an "
-                               "nn.GRU with one timestep")
+    if integer and name == GRU_CELL:
+        return rewrite_quantized_gru_cell(op, rewriter, form, target)
+    if integer and name == GRU_DATA:
+        raise packed_sequence_error("aten.gru.data", "GRU")
     if name == GRU_CELL:  # nn.GRUCell: one step, h given or zero
         return rewrite_cell(op, rewriter, GRU, "aten.gru_cell", [("hx", op.operands[1])], form)
     if name != GRU_INPUT:

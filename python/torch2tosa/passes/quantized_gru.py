@@ -14,6 +14,9 @@ steps, `recurrent_layer.run_layers`: every config), whose results come back as
 `dequantize_per_tensor(integer result, 2^-b, 0)`; convert-quantized-ops then folds the
 quantize that follows (same parameters) into the integer value. The dequantize ops that fed
 only the GRU are erased, so nothing float is left for verify-integer-graph.
+
+A quantized `aten.gru_cell` (nn.GRUCell; annotated the same way, one result) runs as a
+one-layer, one-direction GRU of one step (`rewrite_quantized_gru_cell`).
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ from ..target import Target
 from .quantized_gru_cell import layer_weights, quantized_gru_cell
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                constant_weight, dequantized, float_bias, quantize_params)
-from .recurrent_layer import (check_supported, is_constant_zero, param_values, read_config,
-                              run_layers, sequence_shape)
+from .recurrent_layer import (RecurrentConfig, check_supported, is_constant_zero, param_values,
+                              read_config, run_layers, sequence_shape)
+from .torch_values import is_none
 
 OPNAME = "aten.gru.input"
+CELL_OPNAME = "aten.gru_cell"
 _SCHEMES = {"i8": "a8w8", "i16": "a16w8"}
 _TORCH_DTYPES = {"i8": 1, "i16": 2}  # torch ScalarType codes (int8, int16)
 # quantization.schemes' observer floor (2^-16): a scale at it means a zero calibrated range
@@ -54,34 +59,35 @@ def _describe(op) -> str:
     return sizes + cfg.describe()
 
 
-def _input(op) -> tuple[ir.Value, QParams]:
+def _input(op, opname: str = OPNAME) -> tuple[ir.Value, QParams]:
     found = dequantized(op.operands[0])
     if found is None or found[1].axis is not None:
         raise not_quantized_error(op)
     if found[1].int_type not in _SCHEMES:
-        raise UnsupportedError(f"{OPNAME}: input quantized as {found[1].int_type}; int8 (a8w8) "
+        raise UnsupportedError(f"{opname}: input quantized as {found[1].int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
     return found
 
 
-def _state_format(scheme: str, h0_qp: QParams | None) -> quant_gru.Formats:
+def _state_format(scheme: str, h0_qp: QParams | None,
+                  opname: str = OPNAME) -> quant_gru.Formats:
     """The state's format: 2^-b, or h0's power-of-two scale 2^(k-b) when h0 is given."""
     if h0_qp is None:
         return quant_gru.formats(scheme)
     bits = quant_gru.SCHEME_BITS[scheme]
     if h0_qp.int_type != f"i{bits}" or h0_qp.axis is not None or h0_qp.scalar_zero_point != 0:
-        raise UnsupportedError(f"{OPNAME}: h0 must be quantized per tensor as i{bits} with zero "
+        raise UnsupportedError(f"{opname}: h0 must be quantized per tensor as i{bits} with zero "
                                f"point 0 (the input's type), got {h0_qp.int_type} zero point "
                                f"{h0_qp.zero_point.ravel()[:1].tolist()}; quantize the model "
                                f"with torch2tosa.quantize")
     try:
         return quant_gru.formats(scheme, h0_qp.scalar_scale)
     except ValueError as e:
-        raise UnsupportedError(f"{OPNAME}: h0: {e} (torch2tosa.quantize gives h0 such a scale)"
+        raise UnsupportedError(f"{opname}: h0: {e} (torch2tosa.quantize gives h0 such a scale)"
                                ) from None
 
 
-def _check_outputs(op, fmt: quant_gru.Formats) -> None:
+def _check_outputs(op, fmt: quant_gru.Formats, opname: str = OPNAME) -> None:
     """Each result must be quantized, in the state's format (the lowering produces that)."""
     for i, result in enumerate(op.results):
         for use in result.uses:
@@ -93,24 +99,25 @@ def _check_outputs(op, fmt: quant_gru.Formats) -> None:
                         f"is quantized as {qp.int_type} scale {qp.scalar_scale:.6g} zero point "
                         f"{qp.scalar_zero_point}")
                 raise UnsupportedError(
-                    f"{OPNAME}: result {i} {what}; the integer GRU returns it in the state "
+                    f"{opname}: result {i} {what}; the integer GRU returns it in the state "
                     f"format ({fmt.int_type}, scale {fmt.state_scale:.6g}, zero point 0): "
                     f"quantize the model with torch2tosa.quantize")
 
 
-def _direction_params(values, has_biases: bool) -> quant_gru.DirectionParams:
-    (w_ih, q_ih), (w_hh, q_hh) = (constant_weight(v, f"{OPNAME}: {k}")
+def _direction_params(values, has_biases: bool,
+                      opname: str = OPNAME) -> quant_gru.DirectionParams:
+    (w_ih, q_ih), (w_hh, q_hh) = (constant_weight(v, f"{opname}: {k}")
                                   for v, k in zip(values[:2], ("weight_ih", "weight_hh")))
     for qp, k in ((q_ih, "weight_ih"), (q_hh, "weight_hh")):
         if qp.axis not in (None, 0):
-            raise UnsupportedError(f"{OPNAME}: {k} quantized along axis {qp.axis}; the lowering "
+            raise UnsupportedError(f"{opname}: {k} quantized along axis {qp.axis}; the lowering "
                                    f"needs one scale per output channel (axis 0)")
 
     def scales(qp, rows):
         return np.broadcast_to(qp.scale, (rows,)).astype(np.float64)
 
-    biases = ((float_bias(values[2], f"{OPNAME}: bias_ih"),
-               float_bias(values[3], f"{OPNAME}: bias_hh")) if has_biases else (None, None))
+    biases = ((float_bias(values[2], f"{opname}: bias_ih"),
+               float_bias(values[3], f"{opname}: bias_hh")) if has_biases else (None, None))
     return quant_gru.DirectionParams(w_ih, scales(q_ih, w_ih.shape[0]), w_hh,
                                      scales(q_hh, w_hh.shape[0]), *biases)
 
@@ -128,10 +135,10 @@ def _dequantize(value: ir.Value, fmt: quant_gru.Formats) -> ir.Value:
         torch_d.ConstantNoneOp().result).result
 
 
-def _check_target(scheme: str, target: Target) -> None:
+def _check_target(scheme: str, target: Target, opname: str = OPNAME) -> None:
     if scheme == "a16w8" and not target.int16_tables:
         raise UnsupportedError(
-            f"{OPNAME}: scheme 'a16w8' needs int16 TABLE lookups (513 entries) for the GRU's "
+            f"{opname}: scheme 'a16w8' needs int16 TABLE lookups (513 entries) for the GRU's "
             f"sigmoid and tanh, which target '{target.name}' does not run ({target.description}; "
             f"its TABLE is int8 only): quantize with scheme='a8w8' for this target, or compile "
             f"the a16w8 model for ethos-u85-256 or tosa-int")
@@ -192,6 +199,70 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     for r in results:  # an unused result (`out, _ = gru(x)`) leaves no dequantize behind
         if not list(r.uses):
             rewriter.erase_op(tb.defining_op(r))
+    _erase_dead_operands(rewriter, operand_ops)
+
+
+def _cell_describe(op) -> str:
+    w_ih = tb.vtensor_shape_and_dtype(op.operands[2].type)[0]
+    return f"input {w_ih[1]}, hidden {w_ih[0] // 3}" if w_ih and len(w_ih) == 2 else "nn.GRUCell"
+
+
+def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
+    """aten.gru_cell(x [B, I], hx [B, H], w_ih, w_hh, b_ih?, b_hh?) -> h' [B, H]: one step of
+    the same integer recurrence, as a 1-layer, one-direction, time-major GRU with T = 1
+    (x as [1, B, I], hx as [1, B, H]; a zero hx costs no recurrent product)."""
+    opname = CELL_OPNAME
+    if dequantized(op.operands[2]) is None or dequantized(op.operands[0]) is None:
+        raise UnsupportedError(
+            f"{opname}: this GRUCell ({_cell_describe(op)}) is float in a model compiled for "
+            f"the TOSA INT profile (a quantizer left it unquantized); quantize the model with "
+            f"torch2tosa.quantize(model, calibration, scheme) first, whose quantizer covers "
+            f"GRUCells")
+    x_int, x_qp = _input(op, opname)
+    if x_qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+        raise UnsupportedError(
+            f"{opname}: this GRUCell's input ({_cell_describe(op)}) has quantization scale "
+            f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
+            f"exercised it (zero range); calibrate with representative inputs")
+    scheme = _SCHEMES[x_qp.int_type]
+    _check_target(scheme, target, opname)
+    x_type = tb.builtin_type_for(x_int.type)
+    if x_type is None or x_type.rank != 2:
+        raise UnsupportedError(f"{opname}: expected a static [batch, features] input")
+    batch, features = x_type.shape
+    if batch == 0:
+        raise UnsupportedError(f"{opname}: an empty batch is not supported")
+    hx = op.operands[1]
+    hx_int = hx_qp = None
+    if not is_constant_zero(hx):
+        found = dequantized(hx)
+        if found is None:
+            raise UnsupportedError(f"{opname}: hx is float while the input is quantized; "
+                                   f"quantize the model with torch2tosa.quantize")
+        hx_int, hx_qp = found
+    fmt = _state_format(scheme, hx_qp, opname)
+    _check_outputs(op, fmt, opname)
+    biases = [v for v in op.operands[4:6] if not is_none(v)]
+    if len(biases) == 1:
+        raise UnsupportedError(f"{opname}: b_ih and b_hh must both be given or both be None")
+    has_biases = len(biases) == 2
+    params = _direction_params(list(op.operands[2:4]) + biases, has_biases, opname)
+    layer0 = quant_gru.prepare_layer([params], fmt, x_qp.scalar_scale, x_qp.scalar_zero_point,
+                                     opname)
+    cfg = RecurrentConfig(has_biases=has_biases, num_layers=1, dropout=0.0, train=False,
+                          bidirectional=False, batch_first=False)
+    hidden = layer0.hidden
+
+    def layer(_):
+        return quantized_gru_cell(layer0, batch), layer_weights(layer0, batch)
+
+    with rewriter.ip, op.location:
+        x = tb.reshape(tb.to_builtin(x_int), [1, batch, features])
+        inits = [None if hx_int is None else tb.reshape(tb.to_builtin(hx_int), [1, batch, hidden])]
+        _, (h_n,) = run_layers(x, inits, layer, cfg, 1, batch, form)
+        result = _dequantize(tb.reshape(h_n, [batch, hidden]), fmt)
+    operand_ops = [tb.defining_op(v) for v in op.operands[:6]]
+    rewriter.replace_op(op, [result])
     _erase_dead_operands(rewriter, operand_ops)
 
 

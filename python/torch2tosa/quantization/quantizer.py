@@ -34,6 +34,8 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (aten.zeros) is left alone; a given h0 gets a power-of-two
                                   scale covering [-1, 1] and its range (StateObserver),
                                   which the outputs share.
+  gru_cell (aten.gru_cell)        the same, for one step: x act, hx (unless a zero fill)
+                                  and h' the state format, weights int8 per channel.
 
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
 on the input edge). Anything else (LSTM, comparisons, integer ops) stays float, with a
@@ -89,6 +91,7 @@ SHARED_OPS = {
 } | FUSABLE_ACTIVATIONS
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
 GRU_OPS = {aten.gru.input}
+GRU_CELL_OPS = {aten.gru_cell.default}
 
 
 def get_scheme(name: str) -> Scheme:
@@ -122,6 +125,8 @@ class TosaQuantizer(Quantizer):
                 self._annotate_softmax_part(node, node.meta[sm.PART_KEY])
             elif target in GRU_OPS:
                 self._annotate_gru(node)
+            elif target in GRU_CELL_OPS:
+                self._annotate_gru_cell(node)
             elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
             elif target in BINARY_OPS:
@@ -170,6 +175,23 @@ class TosaQuantizer(Quantizer):
         for user in node.users:
             if user.target is operator.getitem and _is_float(user):
                 _annotate(user, {}, state)
+
+    def _annotate_gru_cell(self, node: Node) -> None:
+        """aten.gru_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h': as aten.gru.input with one
+        step and one layer: x act, hx (unless a zero fill) and h' the state format, weights
+        int8 per output channel, biases float."""
+        x, hx, w_ih, w_hh = node.args[:4]
+        if not (_is_float(x) and _is_float(hx) and _is_float(node)):
+            return
+        state = self.scheme.state
+        inputs = {x: self.scheme.activation}
+        if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
+            inputs[hx] = self.scheme.state_observed
+            state = SharedQuantizationSpec((hx, node))
+        for w in (w_ih, w_hh):
+            if isinstance(w, Node) and _is_float(w):
+                inputs[w] = self.scheme.weight(0)
+        _annotate(node, inputs, state)
 
     def _annotate_binary(self, node: Node) -> None:
         operands = [a for a in node.args[:2] if isinstance(a, Node)]
