@@ -40,8 +40,10 @@ TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]
     n     = TABLE_tanh(RESCALE(ADD(slice(gi_t, n), rgh)))                        ([16])
     h'    = RESCALE(ADD(MUL(z, h), MUL(zbar, n)))      A, scale 2^(k-b)
 
-a8w8: 21 ops (20 without biases); a16w8: 22 (21). The input projection is hoisted:
-GI = ADD(RESCALE_c(MATMUL(x - zx, W_ih)), B) for all timesteps, B the folded biases in S.
+The input projection is hoisted: GI = RESCALE_c(CONV2D(x - zx, W_ih) + B) for all
+timesteps, B the folded biases in the projection's accumulator (scale sx * c_ih[j]: a conv
+bias, where an ADD after the RESCALE would read a [T, 4H] int32 broadcast from flash on
+Vela). gi_n is sliced from GI itself, not from gi_t (Vela copies a slice of a slice).
 A zero h (step 0 without h0) has no matmul: gh = b_hn, h' = RESCALE(MUL(zbar, n)).
 """
 
@@ -145,7 +147,9 @@ class LayerConstants:
     w_hh_t: np.ndarray  # [D, H, 4H] int8 values
     gi_rescale: qm.Rescale  # per channel (4H): sx * c_ih / S
     gh_rescale: qm.Rescale  # per channel (4H): 2^-b * c_hh / S
-    input_bias: np.ndarray | None  # [D, 4H] int32 in S
+    # the folded biases B in the input projection's accumulator scale (sx * c_ih[j]): the
+    # projection CONV2D's bias (int32; int48 for a16w8)
+    input_bias: np.ndarray | None  # [D, 4H]
     recurrent_bias: np.ndarray | None  # [D, 4H] int32 in S, zero but for the n block
     # b_hn in the recurrent accumulator's scale (2^(k-b) * c_hh[j]), the bias of the 1x1
     # CONV2D that computes the recurrent product (int32; int48 for a16w8)
@@ -179,6 +183,14 @@ def _shared_weights(ws: Sequence[np.ndarray], ss: Sequence[np.ndarray]):
 def _per_channel(ratios: np.ndarray) -> np.ndarray:
     """Per-channel ratios, or one when they are all equal (a per-tensor RESCALE)."""
     return ratios[:1] if np.all(ratios == ratios[0]) else ratios
+
+
+def _acc_bias(bias: np.ndarray, acc_scale: np.ndarray, fmt: Formats, what: str) -> np.ndarray:
+    """Float biases [D, 4H] in a product's accumulator (scale acc_scale [4H] per channel)."""
+    acc = np.round(bias / acc_scale)
+    if np.abs(acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
+        raise qm.ScaleError(f"{what} do not fit the accumulator")
+    return acc.astype(np.int64)
 
 
 def _sigmoid(x):
@@ -215,12 +227,11 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
             rec = np.zeros(4 * hidden)
             rec[2 * hidden:3 * hidden] = d.b_hh[2 * hidden:]
             rec_rows.append(rec)
-        in_bias = qm.bias_int32(np.stack(in_rows), s, 1.0)
+        in_bias = _acc_bias(np.stack(in_rows), in_scale * _gates4(c_ih, hidden, False), fmt,
+                            f"{what}: the input biases")
         rec_bias = qm.bias_int32(np.stack(rec_rows), s, 1.0)
-        rec_acc = np.round(np.stack(rec_rows) / (fmt.state_scale * _gates4(c_hh, hidden, False)))
-        if np.abs(rec_acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
-            raise qm.ScaleError(f"{what}: b_hn does not fit the recurrent accumulator")
-        rec_acc = rec_acc.astype(np.int64)
+        rec_acc = _acc_bias(np.stack(rec_rows), fmt.state_scale * _gates4(c_hh, hidden, False),
+                            fmt, f"{what}: b_hn")
     sig, tanh = _tables(fmt)
     return LayerConstants(
         fmt=fmt, hidden=hidden, in_zp=int(in_zp),
@@ -302,9 +313,9 @@ def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
     rows_w_ih = np.repeat(c.w_ih_t.astype(np.int64), batch, axis=0)
     rows_w_hh = np.repeat(c.w_hh_t.astype(np.int64), batch, axis=0)
     acc = np.einsum("rtf,rfg->rtg", x.astype(np.int64) - c.in_zp, rows_w_ih)
-    gi = _rescale(acc, c.gi_rescale, "i32")
     if c.input_bias is not None:
-        gi = gi + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
+        acc = acc + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
+    gi = _rescale(acc, c.gi_rescale, "i32")
     rec_bias = None if c.recurrent_bias is None else np.repeat(c.recurrent_bias, batch, axis=0)
     rec_bias_acc = None
     if uses_conv(c.directions, batch) and c.recurrent_bias_acc is not None:

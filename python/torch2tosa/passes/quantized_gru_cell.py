@@ -35,9 +35,15 @@ _IDENTITY = qm.rescale_params(1.0)
 
 
 def _gate(x: ir.Value, k: int, hidden: int) -> ir.Value:
-    """Gate block k ([..., k*H : (k+1)*H]) of a [..., 4H] value."""
+    """Gate block k ([..., k*H : (k+1)*H]) of a [..., 4H] value; of a slice's source when `x`
+    is a slice (Vela copies a slice that feeds another slice: one step's gi_t)."""
     shape = tb.shape_of(x)
-    return tb.slice_(x, [0] * (len(shape) - 1) + [k * hidden], shape[:-1] + [hidden])
+    start, size = [0] * (len(shape) - 1) + [k * hidden], shape[:-1] + [hidden]
+    op = tb.defining_op(x)
+    if op is not None and op.name == "tosa.slice":
+        offset = list(ir.DenseIntElementsAttr(op.operands[1].owner.attributes["values"]))
+        return tb.slice_(op.operands[0], [a + b for a, b in zip(start, offset)], size)
+    return tb.slice_(x, start, size)
 
 
 def _rescale(x: ir.Value, params: qm.Rescale, bits: int, input_zp: int = 0) -> ir.Value:
@@ -82,19 +88,17 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
                                   np.tile(c.gh_rescale.shift, reps), c.gh_rescale.scale32)
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
-        """GI = RESCALE_c(CONV2D(x - zx, W_ih)) + B: int32 [rows, T, 4H] at scale S."""
+        """GI = RESCALE_c(CONV2D(x - zx, W_ih) + B): int32 [rows, T, 4H] at scale S."""
         _, rows, features = tb.shape_of(x)  # [D, T*B, F]
         parts = []
         for k in range(d):
             x_k = tb.reshape(tb.slice_(x, [k, 0, 0], [1, rows, features]),
                              [1, 1, rows, features])
-            acc = _conv1x1(x_k, c.w_ih_t[k].T, None, acc_elem, input_zp=c.in_zp)
+            bias = None if c.input_bias is None else c.input_bias[k]
+            acc = _conv1x1(x_k, c.w_ih_t[k].T, bias, acc_elem, input_zp=c.in_zp)
             # RESCALE before the reshape: TOSA moves no int48 data
             parts.append(tb.reshape(_rescale(acc, c.gi_rescale, I32), [1, rows, 4 * hidden]))
-        gi = tb.concat(parts, axis=0)
-        if weights.input_bias is not None:
-            gi = tb.add(gi, tb.const(weights.input_bias, tb.int_type(I32)))
-        return gi
+        return tb.concat(parts, axis=0)
 
     def constants(weights: LayerWeights) -> QuantizedGruConstants:
         bias = weights.recurrent_bias
@@ -172,5 +176,5 @@ def layer_weights(c: LayerConstants, batch: int) -> LayerWeights:
 
     return LayerWeights(
         hidden=c.hidden, w_ih_t=c.w_ih_t, w_hh_t=c.w_hh_t,
-        input_bias=per_direction(c.input_bias), recurrent_bias=per_direction(c.recurrent_bias),
+        input_bias=None, recurrent_bias=per_direction(c.recurrent_bias),
         elem=tb.int_type(c.fmt.bits))
