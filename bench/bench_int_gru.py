@@ -33,6 +33,9 @@ SEQS = {"gru_deepfilternet": (50, 100)}  # (short, long); default (10, 20)
 TIMEOUT_S = 600
 VELA_TIMEOUT_S = 300
 FRESH_SEED = 2
+# ExecuTorch's Ethos-U flow on the same model (issue #13: 1-layer GRU, input 16, hidden 32,
+# 20 steps, int8), Vela's estimated inference time with part 1's Vela settings
+EXECUTORCH_MS = {"gru": {"ethos-u55-128": 0.30, "ethos-u85-256": 0.067}}
 
 
 def seqs(name: str) -> tuple[int, int]:
@@ -152,6 +155,11 @@ def targets(rows: list[dict]) -> list[Target]:
         for accelerator, v in r["vela"].items():
             out.append(check(f"{label}: Vela CPU ops == 0 on {accelerator}",
                              None if v["error"] else v["cpu_ops"], lambda n: n == 0))
+            limit = EXECUTORCH_MS.get(r["name"], {}).get(accelerator)
+            if r["scheme"] == "a8w8" and limit is not None:
+                out.append(check(f"{label}: Vela inference ms on {accelerator} <= ExecuTorch's "
+                                 f"{limit:g}", None if v["error"] else v["inference_ms"],
+                                 lambda ms, lim=limit: ms <= lim, "{:.3f}"))
     return out
 
 

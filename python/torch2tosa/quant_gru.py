@@ -23,25 +23,31 @@ Formats, for activations of A = int8 (a8w8) or int16 (a16w8), with b = 7 or 15:
     gates r, z, 1-z        A, scale 2^-b (int8 TABLE; int16 TABLE's int32 result >> 7)
     n = tanh(.)            A, in the state's format 2^(k-b)
 
-Gates are laid out [r, z, n, zbar] (4H wide) where zbar's weights and bias are z's negated:
-sigmoid(-a) = 1 - z, so h' = n + z (h - n) = z h + zbar n needs no subtraction and no
-widening of h or n: two int8 (int16) MULs into int32, one ADD, one RESCALE.
+h' = n + z (h - n) = z h + zbar n (zbar = 1 - z) needs no subtraction and no widening of h
+or n: two int8 (int16) MULs into int32, one ADD, one RESCALE. The products' G gate blocks:
+a8w8 [r, z, n] (G = 3), zbar = TABLE_(1-sigmoid) on z's sigmoid input; a16w8
+[r, z, n, zbar] (G = 4), zbar's weights and bias z's negated (sigmoid(-a) = 1 - z), since a
+third int16 TABLE would need its own RESCALE.
 
 One step (h given; [b] only with biases; a16w8 adds the two [16] RESCALEs of the int16
 TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]):
 
-    gi_t  = slice(GI)                                  int32 [rows,1,4H], scale S
-    gh    = RESCALE_c(MATMUL(h, W_hh))                 int32 [rows,1,4H], scale S (per channel)
+    gi_t  = slice(GI)                                  int32 [rows,1,GH], scale S
+    gh    = RESCALE_c(MATMUL(h, W_hh))                 int32 [rows,1,GH], scale S (per channel)
     gh    = ADD(gh, b_hn)                              [b]
     pre   = ADD(gi_t, gh)
-    sig   = TABLE_sigmoid(RESCALE(pre))                A [rows,1,4H]              ([16])
-    r, z, zbar = 3 slices of sig;  r32 = RESCALE(r)    [8]
+    sig   = TABLE_sigmoid(x = RESCALE(pre))            A [rows,1,GH]              ([16])
+    r, z  = 2 slices of sig;  r32 = RESCALE(r)         [8]
+    zbar  = TABLE_(1-sigmoid)(slice(x, z))  (a8w8);  slice(sig, zbar)  (a16w8)
     rgh   = MUL(r32, slice(gh, n), shift b)            int32, scale S   (a16w8: shift 22)
-    n     = TABLE_tanh(RESCALE(ADD(slice(gi_t, n), rgh)))                        ([16])
+    n     = TABLE_tanh(RESCALE(ADD(slice(GI, n), rgh)))                          ([16])
     h'    = RESCALE(ADD(MUL(z, h), MUL(zbar, n)))      A, scale 2^(k-b)
 
-a8w8: 21 ops (20 without biases); a16w8: 22 (21). The input projection is hoisted:
-GI = ADD(RESCALE_c(MATMUL(x - zx, W_ih)), B) for all timesteps, B the folded biases in S.
+(The CONV2D form has b_hn in the conv's bias, so no [b] ADD: 23 ops for either scheme.)
+The input projection is hoisted: GI = RESCALE_c(CONV2D(x - zx, W_ih) + B) for all
+timesteps, B the folded biases in the projection's accumulator (scale sx * c_ih[j]: a conv
+bias, where an ADD after the RESCALE would read a [T, GH] int32 broadcast from flash on
+Vela). gi_n is sliced from GI itself, not from gi_t (Vela copies a slice of a slice).
 A zero h (step 0 without h0) has no matmul: gh = b_hn, h' = RESCALE(MUL(zbar, n)).
 """
 
@@ -103,6 +109,14 @@ class Formats:
         return self.bits == 16
 
     @property
+    def gates(self) -> int:
+        """G, the gate blocks of the products: a8w8 [r, z, n], its 1 - z from a second int8
+        TABLE on z's input (saves a quarter of the recurrent weights, which Ethos-U55 reads
+        from flash every step); a16w8 [r, z, n, zbar] (an int16 TABLE's result needs a
+        RESCALE, so a second TABLE would cost two ops a step)."""
+        return 3 if self.bits == 8 else 4
+
+    @property
     def gate_shift(self) -> int:
         """MUL shift of r * gh_n: the scale of r as MUL sees it (int8 2^-7; the int16 TABLE's
         int32 result 2^-22)."""
@@ -136,34 +150,39 @@ class DirectionParams:
 
 @dataclass(frozen=True)
 class LayerConstants:
-    """Everything one layer's integer ops read; weights per direction [D, ., 4H]."""
+    """Everything one layer's integer ops read; weights per direction [D, ., G*H]."""
 
     fmt: Formats
     hidden: int
     in_zp: int
-    w_ih_t: np.ndarray  # [D, F, 4H] int8 values
-    w_hh_t: np.ndarray  # [D, H, 4H] int8 values
-    gi_rescale: qm.Rescale  # per channel (4H): sx * c_ih / S
-    gh_rescale: qm.Rescale  # per channel (4H): 2^-b * c_hh / S
-    input_bias: np.ndarray | None  # [D, 4H] int32 in S
-    recurrent_bias: np.ndarray | None  # [D, 4H] int32 in S, zero but for the n block
+    w_ih_t: np.ndarray  # [D, F, G*H] int8 values
+    w_hh_t: np.ndarray  # [D, H, G*H] int8 values
+    gi_rescale: qm.Rescale  # per channel (G*H): sx * c_ih / S
+    gh_rescale: qm.Rescale  # per channel (G*H): 2^-b * c_hh / S
+    # the folded biases B in the input projection's accumulator scale (sx * c_ih[j]): the
+    # projection CONV2D's bias (int32; int48 for a16w8)
+    input_bias: np.ndarray | None  # [D, G*H]
+    recurrent_bias: np.ndarray | None  # [D, G*H] int32 in S, zero but for the n block
     # b_hn in the recurrent accumulator's scale (2^(k-b) * c_hh[j]), the bias of the 1x1
     # CONV2D that computes the recurrent product (int32; int48 for a16w8)
-    recurrent_bias_acc: np.ndarray | None  # [D, 4H]
+    recurrent_bias_acc: np.ndarray | None  # [D, G*H]
     sigmoid_in: qm.Rescale  # S -> sigmoid input
     tanh_in: qm.Rescale  # S -> tanh input
     gate_out: qm.Rescale  # int16 TABLE's int32 result -> int16 (2^-7)
     out: qm.Rescale  # int32 z h + zbar n (2^-2b) -> A (2^-b)
     sigmoid_table: np.ndarray
     tanh_table: np.ndarray
+    zbar_table: np.ndarray | None  # 1 - sigmoid (G = 3): int8, on z's sigmoid input
 
     @property
     def directions(self) -> int:
         return self.w_ih_t.shape[0]
 
 
-def _gates4(m: np.ndarray, hidden: int, negate_zbar: bool = True) -> np.ndarray:
-    """[3H, ...] in r, z, n order -> [4H, ...] as r, z, n, zbar (zbar = -z)."""
+def _gates(m: np.ndarray, hidden: int, fmt: Formats, negate_zbar: bool = True) -> np.ndarray:
+    """[3H, ...] in r, z, n order -> [G*H, ...]: as is (G = 3), or r, z, n, zbar (zbar = -z)."""
+    if fmt.gates == 3:
+        return m
     z = m[hidden:2 * hidden]
     return np.concatenate([m, -z if negate_zbar else z])
 
@@ -181,19 +200,30 @@ def _per_channel(ratios: np.ndarray) -> np.ndarray:
     return ratios[:1] if np.all(ratios == ratios[0]) else ratios
 
 
+def _acc_bias(bias: np.ndarray, acc_scale: np.ndarray, fmt: Formats, what: str) -> np.ndarray:
+    """Float biases [D, GH] in a product's accumulator (scale acc_scale [GH] per channel)."""
+    acc = np.round(bias / acc_scale)
+    if np.abs(acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
+        raise qm.ScaleError(f"{what} do not fit the accumulator")
+    return acc.astype(np.int64)
+
+
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
 def _tables(fmt: Formats):
+    """(sigmoid, tanh, 1 - sigmoid or None) TABLE contents."""
     if fmt.bits == 8:
         import torch
 
         sig = qm.table_int8(torch.sigmoid, fmt.sigmoid_in_scale, 0, fmt.gate_scale, 0)
         tanh = qm.table_int8(torch.tanh, fmt.tanh_in_scale, 0, fmt.state_scale, 0)
-        return sig, tanh
+        zbar = qm.table_int8(lambda v: torch.sigmoid(-v), fmt.sigmoid_in_scale, 0,
+                             fmt.gate_scale, 0)
+        return sig, tanh, zbar
     return (qm.table_int16(_sigmoid, fmt.sigmoid_in_scale, 0, fmt.gate_scale),
-            qm.table_int16(np.tanh, fmt.tanh_in_scale, 0, fmt.state_scale))
+            qm.table_int16(np.tanh, fmt.tanh_in_scale, 0, fmt.state_scale), None)
 
 
 def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale: float,
@@ -211,32 +241,31 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
         for d in directions:
             folded = d.b_ih.astype(np.float64).copy()
             folded[:2 * hidden] += d.b_hh[:2 * hidden]
-            in_rows.append(_gates4(folded, hidden))
-            rec = np.zeros(4 * hidden)
+            in_rows.append(_gates(folded, hidden, fmt))
+            rec = np.zeros(fmt.gates * hidden)
             rec[2 * hidden:3 * hidden] = d.b_hh[2 * hidden:]
             rec_rows.append(rec)
-        in_bias = qm.bias_int32(np.stack(in_rows), s, 1.0)
+        in_bias = _acc_bias(np.stack(in_rows), in_scale * _gates(c_ih, hidden, fmt, False), fmt,
+                            f"{what}: the input biases")
         rec_bias = qm.bias_int32(np.stack(rec_rows), s, 1.0)
-        rec_acc = np.round(np.stack(rec_rows) / (fmt.state_scale * _gates4(c_hh, hidden, False)))
-        if np.abs(rec_acc).max() >= 2.0 ** (47 if fmt.wide_accumulator else 31):
-            raise qm.ScaleError(f"{what}: b_hn does not fit the recurrent accumulator")
-        rec_acc = rec_acc.astype(np.int64)
-    sig, tanh = _tables(fmt)
+        rec_acc = _acc_bias(np.stack(rec_rows), fmt.state_scale * _gates(c_hh, hidden, fmt, False),
+                            fmt, f"{what}: b_hn")
+    sig, tanh, zbar = _tables(fmt)
     return LayerConstants(
         fmt=fmt, hidden=hidden, in_zp=int(in_zp),
-        w_ih_t=np.stack([_gates4(w, hidden).T for w in w_ih]),
-        w_hh_t=np.stack([_gates4(w, hidden).T for w in w_hh]),
-        gi_rescale=qm.rescale_params(_per_channel(in_scale * _gates4(c_ih, hidden, False) / s),
+        w_ih_t=np.stack([_gates(w, hidden, fmt).T for w in w_ih]),
+        w_hh_t=np.stack([_gates(w, hidden, fmt).T for w in w_hh]),
+        gi_rescale=qm.rescale_params(_per_channel(in_scale * _gates(c_ih, hidden, fmt, False) / s),
                                      f"{what}: input projection RESCALE", scale32),
         gh_rescale=qm.rescale_params(
-            _per_channel(fmt.state_scale * _gates4(c_hh, hidden, False) / s),
+            _per_channel(fmt.state_scale * _gates(c_hh, hidden, fmt, False) / s),
             f"{what}: recurrent RESCALE", scale32),
         input_bias=in_bias, recurrent_bias=rec_bias, recurrent_bias_acc=rec_acc,
         sigmoid_in=qm.rescale_params(s / fmt.sigmoid_in_scale, f"{what}: sigmoid input"),
         tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),
         gate_out=qm.rescale_params(2.0 ** -7, f"{what}: gate"),
         out=qm.rescale_params(fmt.gate_scale, f"{what}: state"),
-        sigmoid_table=sig, tanh_table=tanh,
+        sigmoid_table=sig, tanh_table=tanh, zbar_table=zbar,
     )
 
 
@@ -263,8 +292,8 @@ def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray) -> tuple[np.ndarr
 def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
                    w_hh_rows: np.ndarray, rec_bias: np.ndarray | None,
                    rec_bias_acc: np.ndarray | None = None) -> np.ndarray:
-    """One step on rows: gi_t [R, 4H] int32 (scale S), h [R, H] codes or None (zero),
-    w_hh_rows [R, H, 4H], rec_bias [R, 4H] or None; with rec_bias_acc [R, 4H] (the CONV2D
+    """One step on rows: gi_t [R, GH] int32 (scale S), h [R, H] codes or None (zero),
+    w_hh_rows [R, H, GH], rec_bias [R, GH] or None; with rec_bias_acc [R, GH] (the CONV2D
     form) b_hn is added in the accumulator instead of after the RESCALE."""
     hid, a = c.hidden, c.fmt.int_type
     if h is None:
@@ -279,9 +308,14 @@ def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
             if rec_bias is not None:
                 gh = gh + rec_bias
         pre = gi_t + gh
-    raw_sig, sig = _gate(c, _rescale(pre, c.sigmoid_in, a), c.sigmoid_table)
+    sig_in = _rescale(pre, c.sigmoid_in, a)
+    raw_sig, sig = _gate(c, sig_in, c.sigmoid_table)
     r_raw = raw_sig[:, :hid]
-    z, zbar = sig[:, hid:2 * hid], sig[:, 3 * hid:]
+    z = sig[:, hid:2 * hid]
+    if c.fmt.gates == 4:
+        zbar = sig[:, 3 * hid:]
+    else:
+        zbar = qm.table_reference(sig_in[:, hid:2 * hid], c.zbar_table)
     gi_n = gi_t[:, 2 * hid:3 * hid]
     if gh is None:
         pre_n = gi_n
@@ -302,9 +336,9 @@ def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
     rows_w_ih = np.repeat(c.w_ih_t.astype(np.int64), batch, axis=0)
     rows_w_hh = np.repeat(c.w_hh_t.astype(np.int64), batch, axis=0)
     acc = np.einsum("rtf,rfg->rtg", x.astype(np.int64) - c.in_zp, rows_w_ih)
-    gi = _rescale(acc, c.gi_rescale, "i32")
     if c.input_bias is not None:
-        gi = gi + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
+        acc = acc + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
+    gi = _rescale(acc, c.gi_rescale, "i32")
     rec_bias = None if c.recurrent_bias is None else np.repeat(c.recurrent_bias, batch, axis=0)
     rec_bias_acc = None
     if uses_conv(c.directions, batch) and c.recurrent_bias_acc is not None:

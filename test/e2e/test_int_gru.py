@@ -20,7 +20,7 @@ SCHEMES = ["a8w8", "a16w8"]
 # The bar, SNR over each output on inputs not used for calibration.
 MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
 # TOSA ops per timestep and layer (both directions together), RESCALE and TABLE included.
-OPS_PER_STEP = {"a8w8": 22, "a16w8": 23}
+OPS_PER_STEP = {"a8w8": 23, "a16w8": 23}
 MAX_OPS_PER_STEP = 24
 
 
@@ -152,7 +152,9 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
                                if k not in ("tosa.const", "tosa.const_shape")}))
     per_step = Counter({k: (counts[1][k] - counts[0][k]) // (2 * layers) for k in counts[1]})
     assert sum(per_step.values()) == OPS_PER_STEP[scheme] <= MAX_OPS_PER_STEP, per_step
-    assert per_step["tosa.table"] == 2 and per_step["tosa.conv2d"] == 1
+    # a8w8: sigmoid, tanh and 1 - sigmoid (products 3H wide); a16w8: zbar from the products
+    assert per_step["tosa.table"] == {"a8w8": 3, "a16w8": 2}[scheme]
+    assert per_step["tosa.conv2d"] == 1
     assert per_step["tosa.rescale"] == {"a8w8": 5, "a16w8": 6}[scheme]
 
 

@@ -1,19 +1,19 @@
 """The integer GRU cell (TOSA PRO-INT): `quant_gru.LayerConstants` as TOSA ops.
 
-The formats, the gate layout [r, z, n, zbar] and the op sequence of one step are
-`quant_gru`'s (its docstring); `quant_gru.reference_step` is this step in numpy, op for op.
+The formats, the gate layout (GH = G*H: [r, z, n] for a8w8, [r, z, n, zbar] for a16w8)
+and the op sequence of one step are `quant_gru`'s (its docstring); `quant_gru.reference_step` is this step in numpy, op for op.
 The step reads only the last axis of its values (gate offsets k*H), so it is the same for
 any leading shape: the recurrence's [D, B, *] (directions, then batch rows).
 
 Products are 1x1 CONV2Ds, which Vela runs on the MAC array with constant weights (its
 MATMUL on Ethos-U55 is an order of magnitude slower), with N = 1 as Vela requires:
 
-    input projection  per direction: x_d [T*B, F] as [1, 1, T*B, F] * W_ih,d -> [1, T*B, 4H];
+    input projection  per direction: x_d [T*B, F] as [1, 1, T*B, F] * W_ih,d -> [1, T*B, GH];
                       the directions concatenated on axis 0
     recurrent         one direction: h [1, B, H] as [1, 1, B, H] * W_hh, bias b_hn;
                       two, batch 1: [h_f, h_b] as [1, 1, 1, 2H] * blockdiag(W_hh,f, W_hh,b)
-                      -> [1, 1, 1, 2*4H] = [2, 1, 4H]; a reshape on each side, no copy
-                      two, batch > 1: a batched MATMUL [D, B, H] x [D, H, 4H], then b_hn
+                      -> [1, 1, 1, 2*GH] = [2, 1, GH]; a reshape on each side, no copy
+                      two, batch > 1: a batched MATMUL [D, B, H] x [D, H, GH], then b_hn
                       added after the RESCALE
 """
 
@@ -35,9 +35,15 @@ _IDENTITY = qm.rescale_params(1.0)
 
 
 def _gate(x: ir.Value, k: int, hidden: int) -> ir.Value:
-    """Gate block k ([..., k*H : (k+1)*H]) of a [..., 4H] value."""
+    """Gate block k ([..., k*H : (k+1)*H]) of a [..., GH] value; of a slice's source when `x`
+    is a slice (Vela copies a slice that feeds another slice: one step's gi_t)."""
     shape = tb.shape_of(x)
-    return tb.slice_(x, [0] * (len(shape) - 1) + [k * hidden], shape[:-1] + [hidden])
+    start, size = [0] * (len(shape) - 1) + [k * hidden], shape[:-1] + [hidden]
+    op = tb.defining_op(x)
+    if op is not None and op.name == "tosa.slice":
+        offset = list(ir.DenseIntElementsAttr(op.operands[1].owner.attributes["values"]))
+        return tb.slice_(op.operands[0], [a + b for a, b in zip(start, offset)], size)
+    return tb.slice_(x, start, size)
 
 
 def _rescale(x: ir.Value, params: qm.Rescale, bits: int, input_zp: int = 0) -> ir.Value:
@@ -46,9 +52,9 @@ def _rescale(x: ir.Value, params: qm.Rescale, bits: int, input_zp: int = 0) -> i
 
 @dataclass(frozen=True)
 class QuantizedGruConstants:
-    w_hh: ir.Value  # CONV2D [D*4H, 1, 1, D*H] int8, or MATMUL [rows, H, 4H] (a16w8: int16)
-    conv_bias: ir.Value | None  # [D*4H] b_hn in the accumulator (int32 / int48): CONV2D form
-    recurrent_bias: ir.Value | None  # [rows, 1, 4H] int32 in S: MATMUL form
+    w_hh: ir.Value  # CONV2D [D*GH, 1, 1, D*H] int8, or MATMUL [rows, H, GH] (a16w8: int16)
+    conv_bias: ir.Value | None  # [D*GH] b_hn in the accumulator (int32 / int48): CONV2D form
+    recurrent_bias: ir.Value | None  # [rows, 1, GH] int32 in S: MATMUL form
     recurrent_bias_n: ir.Value | None  # [rows, 1, H] int32: the zero-state step's b_hn
 
 
@@ -63,7 +69,7 @@ def _conv1x1(x: ir.Value, weight: np.ndarray, bias: np.ndarray | None, acc_elem:
 
 
 def _block_diagonal(w_hh_t: np.ndarray) -> np.ndarray:
-    """[D, H, 4H] -> [D*4H, D*H]: output channel d*4H + j reads only direction d's h."""
+    """[D, H, GH] -> [D*GH, D*H]: output channel d*GH + j reads only direction d's h."""
     d, h, g = w_hh_t.shape
     out = np.zeros((d * g, d * h), np.int64)
     for k in range(d):
@@ -75,6 +81,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
     """The Cell of one quantized GRU layer (its constants are layer-specific)."""
     fmt, hidden, d = c.fmt, c.hidden, c.directions
     act_elem = tb.int_type(fmt.bits)
+    width = fmt.gates * hidden  # G*H
     acc_elem = tb.accumulator_type(act_elem)
     conv = quant_gru.uses_conv(d, batch)
     reps = d if batch == 1 else 1  # block-diagonal CONV2D: the directions' channels side by side
@@ -82,19 +89,17 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
                                   np.tile(c.gh_rescale.shift, reps), c.gh_rescale.scale32)
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
-        """GI = RESCALE_c(CONV2D(x - zx, W_ih)) + B: int32 [rows, T, 4H] at scale S."""
+        """GI = RESCALE_c(CONV2D(x - zx, W_ih) + B): int32 [rows, T, GH] at scale S."""
         _, rows, features = tb.shape_of(x)  # [D, T*B, F]
         parts = []
         for k in range(d):
             x_k = tb.reshape(tb.slice_(x, [k, 0, 0], [1, rows, features]),
                              [1, 1, rows, features])
-            acc = _conv1x1(x_k, c.w_ih_t[k].T, None, acc_elem, input_zp=c.in_zp)
+            bias = None if c.input_bias is None else c.input_bias[k]
+            acc = _conv1x1(x_k, c.w_ih_t[k].T, bias, acc_elem, input_zp=c.in_zp)
             # RESCALE before the reshape: TOSA moves no int48 data
-            parts.append(tb.reshape(_rescale(acc, c.gi_rescale, I32), [1, rows, 4 * hidden]))
-        gi = tb.concat(parts, axis=0)
-        if weights.input_bias is not None:
-            gi = tb.add(gi, tb.const(weights.input_bias, tb.int_type(I32)))
-        return gi
+            parts.append(tb.reshape(_rescale(acc, c.gi_rescale, I32), [1, rows, width]))
+        return tb.concat(parts, axis=0)
 
     def constants(weights: LayerWeights) -> QuantizedGruConstants:
         bias = weights.recurrent_bias
@@ -103,9 +108,9 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
         if conv:
             acc_bias = c.recurrent_bias_acc
             return QuantizedGruConstants(
-                w_hh=tb.const(_block_diagonal(c.w_hh_t).reshape(d * 4 * hidden, 1, 1, -1),
+                w_hh=tb.const(_block_diagonal(c.w_hh_t).reshape(d * width, 1, 1, -1),
                               tb.int_type(8)),
-                conv_bias=tb.const(np.zeros(d * 4 * hidden, np.int64) if acc_bias is None
+                conv_bias=tb.const(np.zeros(d * width, np.int64) if acc_bias is None
                                    else acc_bias.reshape(-1), acc_elem),
                 recurrent_bias=None, recurrent_bias_n=bias_n)
         return QuantizedGruConstants(
@@ -114,7 +119,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             recurrent_bias_n=bias_n)
 
     def recurrent(h: ir.Value, k: QuantizedGruConstants) -> ir.Value:
-        """gh = RESCALE_c(h W_hh (+ b_hn)) (+ b_hn): int32 [rows, 1, 4H] at scale S."""
+        """gh = RESCALE_c(h W_hh (+ b_hn)) (+ b_hn): int32 [rows, 1, GH] at scale S."""
         shape = tb.shape_of(h)
         if not conv:
             gh = _rescale(tb.matmul(h, k.w_hh), c.gh_rescale, I32)
@@ -122,8 +127,8 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
         # rows (direction-major) side by side: d*H channels for batch 1, or B pixels for D = 1
         pixels = batch if d == 1 else 1
         x = tb.reshape(h, [1, 1, pixels, d * batch * hidden // pixels])
-        gh = _rescale(tosa_conv(x, k), gh_rescale_tiled, I32)  # D*4H channels
-        return tb.reshape(gh, shape[:-1] + [4 * hidden])
+        gh = _rescale(tosa_conv(x, k), gh_rescale_tiled, I32)  # D*GH channels
+        return tb.reshape(gh, shape[:-1] + [width])
 
     def tosa_conv(x: ir.Value, k: QuantizedGruConstants) -> ir.Value:
         return tb.conv2d(x, k.w_hh, k.conv_bias, pad=[0, 0, 0, 0], stride=[1, 1],
@@ -144,19 +149,24 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
         else:
             gh = recurrent(h, k)
             gh_n, pre = _gate(gh, 2, hidden), tb.add(gi_t, gh)
-        sig_raw, sig = table(_rescale(pre, c.sigmoid_in, fmt.bits), c.sigmoid_table)
+        sig_in = _rescale(pre, c.sigmoid_in, fmt.bits)
+        sig_raw, sig = table(sig_in, c.sigmoid_table)
         pre_n = _gate(gi_t, 2, hidden)
         if gh_n is not None:
             r = _gate(sig_raw, 0, hidden)
             r32 = r if fmt.bits == 16 else _rescale(r, _IDENTITY, I32)
             pre_n = tb.add(pre_n, tb.mul(r32, gh_n, fmt.gate_shift))
         _, n = table(_rescale(pre_n, c.tanh_in, fmt.bits), c.tanh_table)
-        acc = tb.mul(_gate(sig, 3, hidden), n)  # (1 - z) n
+        if fmt.gates == 4:
+            zbar = _gate(sig, 3, hidden)
+        else:  # 1 - z = sigmoid(-x) on z's input x
+            zbar = tb.table(_gate(sig_in, 1, hidden), c.zbar_table, act_elem)
+        acc = tb.mul(zbar, n)  # (1 - z) n
         if h is not None:
             acc = tb.add(tb.mul(_gate(sig, 1, hidden), h), acc)  # + z h
         return (_rescale(acc, c.out, fmt.bits),)
 
-    return Cell("gru_int", 4, ("h",), _no_relayout, constants, step, project)
+    return Cell("gru_int", fmt.gates, ("h",), _no_relayout, constants, step, project)
 
 
 def _no_relayout(params, hidden):
@@ -172,5 +182,5 @@ def layer_weights(c: LayerConstants, batch: int) -> LayerWeights:
 
     return LayerWeights(
         hidden=c.hidden, w_ih_t=c.w_ih_t, w_hh_t=c.w_hh_t,
-        input_bias=per_direction(c.input_bias), recurrent_bias=per_direction(c.recurrent_bias),
+        input_bias=None, recurrent_bias=per_direction(c.recurrent_bias),
         elem=tb.int_type(c.fmt.bits))

@@ -9,9 +9,12 @@
 // COM:   tanh input        S / 2^-6 (+-2 in int8)     shift 40
 // COM:   r to int32        1                          shift 30
 // COM:   h' (2^-14 -> 2^-7)                           shift 37
-// COM: (canonicalize gathers the constants at the top.) Step 0 (zero state) has no recurrent
-// COM: product; step 1 has one 1x1 conv2d whose bias is
-// COM: b_hn in the accumulator (0.25 / 2^-14 = 4096), gates [r, z, n, 1-z] side by side.
+// COM: (canonicalize gathers the constants at the top.) a8w8 products have the gates [r, z, n]
+// COM: side by side; 1 - z is a third TABLE (sigmoid(-x)) on z's sigmoid input. The input
+// COM: projection's conv2d has the folded biases in its accumulator (2^-12): r, z 0.5 -> 2048,
+// COM: n 0.25 -> 1024, so no ADD follows its RESCALE. Step 0 (zero state) has no recurrent
+// COM: product; step 1 has one 1x1 conv2d whose bias is b_hn in the accumulator
+// COM: (0.25 / 2^-14 = 4096). gi_n is sliced from GI itself (a slice of a slice is a copy on Vela).
 // CHECK-LABEL: func.func @gru_a8w8
 // CHECK-DAG:     %[[M30:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}>
 // CHECK-DAG:     "tosa.const"() <{values = dense<26> : tensor<1xi8>}>
@@ -21,25 +24,37 @@
 // CHECK-DAG:     "tosa.const"() <{values = dense<30> : tensor<1xi8>}>
 // CHECK-DAG:     "tosa.const"() <{values = dense<37> : tensor<1xi8>}>
 // CHECK-DAG:     %[[SHIFT7:.*]] = "tosa.const"() <{values = dense<7> : tensor<1xi8>}>
-// CHECK-DAG:     "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096, 0, 0]> : tensor<8xi32>}>
+// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096]> : tensor<6xi32>}>
+// CHECK-DAG:     %[[BIN:.*]] = "tosa.const"() <{values = dense<[2048, 2048, 2048, 2048, 1024, 1024]> : tensor<6xi32>}>
+// CHECK-DAG:     %[[W:.*]] = "tosa.const"() <{values = dense<{{\[}}[{{\[}}[127, -64]]], {{.*}}> : tensor<6x1x1x2xi8>}>
 // COM: sigmoid table: entry i is round(128 sigmoid((i - 128) / 32)), 2 2 2 3 ... 126; tanh:
-// COM: round(128 tanh((i - 128) / 64)), -123 (0x85) ... 123.
-// CHECK-DAG:     "tosa.const"() <{values = dense<"0x02020203030303{{[0-9A-F]*}}7E7E"> : tensor<256xi8>}>
-// CHECK-DAG:     "tosa.const"() <{values = dense<"0x858585858585{{[0-9A-F]*}}7B7B"> : tensor<256xi8>}>
+// COM: round(128 tanh((i - 128) / 64)), -123 (0x85) ... 123; 1 - sigmoid: 126 ... 2.
+// CHECK-DAG:     %[[SIG:.*]] = "tosa.const"() <{values = dense<"0x02020203030303{{[0-9A-F]*}}7E7E"> : tensor<256xi8>}>
+// CHECK-DAG:     %[[TANH:.*]] = "tosa.const"() <{values = dense<"0x858585858585{{[0-9A-F]*}}7B7B"> : tensor<256xi8>}>
+// CHECK-DAG:     %[[ZBAR:.*]] = "tosa.const"() <{values = dense<"0x7E7E7E7D7D{{[0-9A-F]*}}0202"> : tensor<256xi8>}>
 // CHECK-DAG:     %[[XZP:.*]] = "tosa.const"() <{values = dense<3> : tensor<1xi8>}>
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[1,2,2],si8> -> tensor<1x2x2xi8>
-// CHECK:         tosa.conv2d {{.*}}, %[[XZP]], {{.*}} -> tensor<1x1x2x8xi32>
-// CHECK:         tosa.rescale {{.*}} per_channel = false{{.*}} -> tensor<1x1x2x8xi32>
+// CHECK:         tosa.conv2d {{.*}}, %[[W]], %[[BIN]], %[[XZP]], {{.*}} -> tensor<1x1x2x6xi32>
+// CHECK:         tosa.rescale {{.*}} per_channel = false{{.*}} -> tensor<1x1x2x6xi32>
+// CHECK:         %[[GI:.*]] = tosa.reshape {{.*}} -> tensor<1x2x6xi32>
 // CHECK-NOT:     tosa.conv2d
-// CHECK:         tosa.table {{.*}} -> tensor<1x1x8xi8>
-// CHECK:         tosa.table {{.*}} -> tensor<1x1x2xi8>
+// CHECK-NOT:     tosa.add
+// CHECK:         %[[SIN0:.*]] = tosa.rescale {{.*}} -> tensor<1x1x6xi8>
+// CHECK:         tosa.table %[[SIN0]], %[[SIG]] : (tensor<1x1x6xi8>, tensor<256xi8>) -> tensor<1x1x6xi8>
+// CHECK:         tosa.table {{.*}}, %[[TANH]] : (tensor<1x1x2xi8>, tensor<256xi8>) -> tensor<1x1x2xi8>
+// CHECK:         %[[Z0IN:.*]] = tosa.slice %[[SIN0]]
+// CHECK:         tosa.table %[[Z0IN]], %[[ZBAR]] : (tensor<1x1x2xi8>, tensor<256xi8>) -> tensor<1x1x2xi8>
 // CHECK:         tosa.mul {{.*}} -> tensor<1x1x2xi32>
 // CHECK:         tosa.rescale {{.*}} -> tensor<1x1x2xi8>
-// CHECK:         tosa.conv2d {{.*}} : (tensor<1x1x1x2xi8>, tensor<8x1x1x2xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi32>
-// CHECK:         tosa.add {{.*}} -> tensor<1x1x8xi32>
-// CHECK:         tosa.table {{.*}} -> tensor<1x1x8xi8>
+// CHECK:         %[[GI1:.*]] = tosa.slice %[[GI]]
+// CHECK:         tosa.conv2d {{.*}}, %[[W]], %[[BHN]], {{.*}} : (tensor<1x1x1x2xi8>, tensor<6x1x1x2xi8>, tensor<6xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x6xi32>
+// CHECK:         tosa.add %[[GI1]], {{.*}} -> tensor<1x1x6xi32>
+// CHECK:         tosa.table {{.*}}, %[[SIG]] : (tensor<1x1x6xi8>, tensor<256xi8>) -> tensor<1x1x6xi8>
+// CHECK:         %[[GIN1:.*]] = tosa.slice %[[GI]], {{.*}} -> tensor<1x1x2xi32>
 // CHECK:         tosa.mul {{.*}}, %[[SHIFT7]] : (tensor<1x1x2xi32>, tensor<1x1x2xi32>, tensor<1xi8>) -> tensor<1x1x2xi32>
-// CHECK:         tosa.table {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         tosa.add %[[GIN1]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         tosa.table {{.*}}, %[[TANH]]
+// CHECK:         tosa.table {{.*}}, %[[ZBAR]]
 // CHECK-COUNT-2: tosa.mul {{.*}} : (tensor<1x1x2xi8>, tensor<1x1x2xi8>, tensor<1xi8>) -> tensor<1x1x2xi32>
 // CHECK:         tosa.add
 // CHECK:         %[[H2:.*]] = tosa.rescale {{.*}} -> tensor<1x1x2xi8>
