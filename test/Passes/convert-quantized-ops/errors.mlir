@@ -131,3 +131,23 @@ func.func @softmax_int8_whole(%x: !torch.vtensor<[1,4],si8>) -> !torch.vtensor<[
   %q = torch.quantized_decomposed.quantize_per_tensor %y, %scale, %int0, %lo, %hi, %i8 : !torch.vtensor<[1,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,4],si8>
   return %q : !torch.vtensor<[1,4],si8>
 }
+
+// -----
+
+// COM: an int16 TABLE input with a nonzero zero point (another quantizer): named, not a
+// COM: silently wrong table (TOSA's int16 activations have zero point 0).
+// expected-error @+12 {{aten.tanh: int16 activations must have zero point 0 (input 5, output 0)}}
+func.func @tanh_i16_zero_point(%x: !torch.vtensor<[4],si16>) -> !torch.vtensor<[4],si16> {
+  %in = torch.constant.float 2.44140625E-4
+  %out = torch.constant.float 3.0517578125E-5
+  %z0 = torch.constant.int 0
+  %z5 = torch.constant.int 5
+  %lo = torch.constant.int -32768
+  %hi = torch.constant.int 32767
+  %i16 = torch.constant.int 2
+  %none = torch.constant.none
+  %dx = torch.quantized_decomposed.dequantize_per_tensor %x, %in, %z5, %lo, %hi, %i16, %none : !torch.vtensor<[4],si16>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
+  %y = torch.aten.tanh %dx : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %out, %z0, %lo, %hi, %i16 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si16>
+  return %q : !torch.vtensor<[4],si16>
+}
