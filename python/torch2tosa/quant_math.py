@@ -153,6 +153,35 @@ def table_int16(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int =
     return np.clip(y, lo, hi).astype(np.int16)
 
 
+def table_int16_rescaled(fn, in_scale: float, out_scale: float,
+                         what: str = "int16 TABLE") -> tuple[np.ndarray, Rescale]:
+    """(513 balanced int16 entries, the RESCALE of the TABLE's int32 result to int16 at
+    `out_scale`) for y = fn(x), zero points 0 (a16w8's int16 activations).
+
+    The table's scale t is out_scale unless an entry next to the output's range lies past
+    int16 there: then the last in-range segment would interpolate toward a saturated entry and
+    fall short of f by up to a segment's rise. With G the largest rise (in output steps) of a
+    segment with an end inside [-32768, 32767], f is clipped to [-32768 - G, 32767 + G] and
+    t = out_scale * max(1, max |clipped f| / out_scale / 32767): segments inside the range
+    interpolate unclipped entries, segments past it stay past it (the RESCALE saturates them).
+    The RESCALE ratio is t / (2^7 out_scale): exactly 2^-7 (multiplier 2^30, shift 37) when
+    t = out_scale."""
+    lo, hi = INT_RANGES["i16"]
+    x = (np.arange(513, dtype=np.int64) * 128 - 32768).astype(np.float64) * in_scale
+    y = np.asarray(fn(x), dtype=np.float64) / out_scale
+    inside = (y >= lo) & (y <= hi)
+    near = inside[:-1] | inside[1:]
+    rise = float(np.abs(np.diff(y))[near].max()) if near.any() else 0.0
+    low, high = (lo - rise) * out_scale, (hi + rise) * out_scale
+
+    def clipped(v):
+        return np.clip(np.asarray(fn(v), dtype=np.float64), low, high)
+
+    table_scale = out_scale * max(1.0, float(np.abs(clipped(x)).max()) / out_scale / hi)
+    table = table_int16(clipped, in_scale, 0, table_scale, 0, balanced=True)
+    return table, rescale_params(table_scale / 2**7 / out_scale, what)
+
+
 def table_reference(values, table: np.ndarray) -> np.ndarray:
     """TOSA TABLE on integer numpy values: int8 (256 entries) -> int8, entry value + 128; int16
     (513 entries) -> int32: index (value + 32768) >> 7, fraction the low 7 bits,

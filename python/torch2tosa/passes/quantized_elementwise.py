@@ -379,17 +379,15 @@ def lower_table(op, out, target=None):
     return tb.table(x, values, out.elem())
 
 
-# A TABLE's int32 result (int16 input) carries 7 fractional bits: RESCALE by 2^-7, exactly.
-TABLE16_TO_OUTPUT = qm.rescale_params(2.0**-7, "int16 TABLE output")
-
-
 def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) -> ir.Value:
-    """int16 x -> TABLE (513 int16 entries, the output's own scale) -> int32 at out_scale / 2^7
-    -> RESCALE by 2^-7 (exact: multiplier 2^30, shift 37) -> int16 y.
+    """int16 x -> TABLE (513 int16 entries at scale t) -> int32 at t / 2^7 -> RESCALE by
+    t / (2^7 sy) -> int16 y; t is the output's scale sy (a RESCALE by exactly 2^-7:
+    multiplier 2^30, shift 37) unless f leaves the output's range within the table's domain
+    (`qm.table_int16_rescaled`).
 
     Entry i is f at x_i = (128 i - 32768 - zx) sx, balanced (qm.table_int16): TABLE
     interpolates between x_i and x_i+1 with the low 7 bits of the input, so an int16 input
-    code gets f's chord over a 128-code segment. With the table at the output's scale, the
+    code gets f's chord over a 128-code segment. With the table at (about) the output's scale, the
     lookup is within 1/2 step (entry rounding) plus half the chord error of f(x) / sy before
     the final rounding: one step of the PT2E model's round(f(x) / sy) when that error is
     below 1/2 step, which holds for f'' * (128 sx)^2 / 16 < sy / 2."""
@@ -405,9 +403,9 @@ def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) 
         y = fn(torch.from_numpy(values)).numpy()
         return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
 
-    values = qm.table_int16(f, qp.scalar_scale, 0, out.scalar_scale, 0, balanced=True)
-    raw = tb.table(x, values, tb.int_type(32))
-    return tb.rescale(raw, TABLE16_TO_OUTPUT, out.elem())
+    values, rescale = qm.table_int16_rescaled(f, qp.scalar_scale, out.scalar_scale,
+                                              f"{what}: int16 TABLE output")
+    return tb.rescale(tb.table(x, values, tb.int_type(32)), rescale, out.elem())
 
 
 def _require_int16_tables(what: str, target) -> None:
