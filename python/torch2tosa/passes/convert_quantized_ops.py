@@ -15,8 +15,8 @@ values; nothing is recomputed from statistics):
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
     nonlinearities: quantized_elementwise.py
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
-    (quantization/decompose_softmax.py), so only their pieces reach this pass; a whole
-    one (int16, or from another quantizer) is an error that says so.
+    (quantization/decompose_softmax.py; int8 and int16), so only their pieces reach this
+    pass; a whole one (from another quantizer) is an error that says so.
     q(dq(x))                           ->  x, or RESCALE(x) when the parameters differ (a
                                            requantization PT2E inserts where a fixed range
                                            meets an observed one, e.g. a softmax output
@@ -256,7 +256,7 @@ def _check_lowerable(q: ir.Operation) -> None:
     if tensors and all(dequantized(v) is not None for v in tensors):
         name = producer.name.removeprefix("torch.")
         if producer.name in SOFTMAX_OPS:
-            raise UnsupportedError(_softmax_message(name, quantize_params(q)))
+            raise UnsupportedError(_softmax_message(name))
         raise UnsupportedError(f"'{name}' is quantized but torch2tosa has no TOSA INT lowering "
                                f"for it yet")
 
@@ -264,13 +264,9 @@ def _check_lowerable(q: ir.Operation) -> None:
 SOFTMAX_OPS = ("torch.aten._softmax", "torch.aten._log_softmax")
 
 
-def _softmax_message(name: str, out: QParams) -> str:
-    """A whole softmax between Q/DQ: torch2tosa.quantize decomposes it (a8w8), so it was
-    quantized to int16 or by another quantizer."""
-    if out.int_type == "i16":
-        return (f"'{name}' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs "
-                f"int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with "
-                f"scheme='a8w8'")
+def _softmax_message(name: str) -> str:
+    """A whole softmax between Q/DQ: torch2tosa.quantize decomposes it (both schemes), so it
+    was quantized by another quantizer."""
     return (f"'{name}' is quantized as one op, which has no TOSA INT lowering; "
             f"torch2tosa.quantize(model, calibration) decomposes it into ops that have one "
             f"(REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)")

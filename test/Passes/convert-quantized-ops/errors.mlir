@@ -96,9 +96,9 @@ func.func @scale_out_of_range(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
 
 // -----
 
-// COM: A whole softmax between Q/DQ has no lowering: torch2tosa.quantize decomposes it (a8w8),
-// COM: so an int16 one (a16w8) needs int16 TABLEs, and an int8 one came from another quantizer.
-// expected-error @+12 {{'aten._log_softmax' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with scheme='a8w8'}}
+// COM: A whole softmax between Q/DQ has no lowering: torch2tosa.quantize decomposes it (a8w8
+// COM: and a16w8), so a whole one, int16 or int8, came from another quantizer.
+// expected-error @+12 {{'aten._log_softmax' is quantized as one op, which has no TOSA INT lowering; torch2tosa.quantize(model, calibration) decomposes it into ops that have one (REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)}}
 func.func @log_softmax_int16(%x: !torch.vtensor<[1,4],si16>) -> !torch.vtensor<[1,4],si16> {
   %scale = torch.constant.float 1.000000e-03
   %int0 = torch.constant.int 0
