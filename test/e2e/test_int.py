@@ -148,6 +148,22 @@ def test_nonlinearity_a16w8_tosa_INT(name, fn, scale, min_fraction):
         torch2tosa.compile(quantized, (x,), target="ethos-u55-128")
 
 
+@pytest.mark.parametrize("fn", [nn.functional.silu, nn.functional.hardswish,
+                                nn.functional.hardsigmoid], ids=lambda f: f.__name__)
+def test_decomposable_nonlinearity_is_one_table_tosa_INT(fn):
+    """silu, hardswish, hardsigmoid stay whole on INT targets (torch-mlir would decompose them
+    into a mul/add/clamp of a float value): one int8 TABLE, bit-exact against PT2E."""
+    torch.manual_seed(0)
+    shape = (1, 4, 32)
+    calibration = [(torch.randn(shape) * 2,) for _ in range(9)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(Elementwise(fn).eval(), calibration),
+                                  calibration[-1], target="ethos-u55-128")
+    assert compiled.op_counts()["tosa.table"] == 1
+    report = compiled.check(torch.randn(shape) * 2)
+    assert report.ok and report.outputs[0].max_steps == 0, report
+    assert compiled.vela().cpu_ops == 0
+
+
 def test_conv_sigmoid_a16w8_tosa_INT():
     """After a convolution: conv (int48, RESCALE), TABLE, RESCALE, all on the U85."""
     torch.manual_seed(0)
