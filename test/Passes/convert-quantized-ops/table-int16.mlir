@@ -57,3 +57,32 @@ func.func @sigmoid_i8(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],si8> {
   %q = torch.quantized_decomposed.quantize_per_tensor %y, %out, %lo, %lo, %hi, %i8 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si8>
   return %q : !torch.vtensor<[4],si8>
 }
+
+// -----
+
+// COM: int16 exp, input and output scale 2^-12: exp passes the output's top (32767 steps, 8.0)
+// COM: at x = log 8 inside the table's domain [-8, 8). The segment crossing it rises G = 1036
+// COM: steps, so the table's scale is t = 2^-12 (32767 + G) / 32767 (f clipped at 32767 + G
+// COM: steps): no in-range segment interpolates toward a saturated entry. Entries [255..257]
+// COM: = exp(-1/32, 0, 1/32) / t = 3850, 3972, 4098; the last ones saturate at 32767. RESCALE
+// COM: t / (2^7 2^-12) = 1.0312 * 2^-7: multiplier 1107254496, shift 37.
+
+// CHECK-LABEL: func.func @exp_i16_past_output_range
+// CHECK:         %[[T:.*]] = "tosa.const"() <{values = dense<"0x010001000100{{[0-9A-F]+}}0A0F840F0210{{[0-9A-F]+}}FF7FFF7FFF7F"> : tensor<513xi16>}>
+// CHECK:         %[[R:.*]] = tosa.table %{{.*}}, %[[T]] : (tensor<4xi16>, tensor<513xi16>) -> tensor<4xi32>
+// CHECK-DAG:     %[[M:.*]] = "tosa.const"() <{values = dense<1107254496> : tensor<1xi32>}>
+// CHECK-DAG:     %[[S:.*]] = "tosa.const"() <{values = dense<37> : tensor<1xi8>}>
+// CHECK:         tosa.rescale %[[R]], %[[M]], %[[S]]
+// CHECK:         return
+func.func @exp_i16_past_output_range(%x: !torch.vtensor<[4],si16>) -> !torch.vtensor<[4],si16> {
+  %s = torch.constant.float 2.44140625E-4
+  %z0 = torch.constant.int 0
+  %lo = torch.constant.int -32768
+  %hi = torch.constant.int 32767
+  %i16 = torch.constant.int 2
+  %none = torch.constant.none
+  %dx = torch.quantized_decomposed.dequantize_per_tensor %x, %s, %z0, %lo, %hi, %i16, %none : !torch.vtensor<[4],si16>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
+  %y = torch.aten.exp %dx : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %s, %z0, %lo, %hi, %i16 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si16>
+  return %q : !torch.vtensor<[4],si16>
+}
