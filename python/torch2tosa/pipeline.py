@@ -237,7 +237,8 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # ops, which convert-quantized-ops folds into the quantize that follows).
     form = f"form={options.gru_form}"
     gru = f"decompose-gru{{{form} target={options.target.name}}}"
-    integer = ([gru, "convert-io-to-integer", "convert-quantized-ops", "verify-integer-graph"]
+    integer = ([gru, "convert-io-to-integer", f"convert-quantized-ops{{target={options.target.name}}}",
+                "verify-integer-graph"]
                if options.target.is_int else [])
     recurrent = [f"{flag}{{{form}}}" for flag in RECURRENT_PASSES
                  if not (options.target.is_int and flag == "decompose-gru")]

@@ -126,19 +126,60 @@ def table_int8(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int,
     return q.numpy().astype(np.int8)
 
 
-def table_int16(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int = 0) -> np.ndarray:
+def table_int16(fn, in_scale: float, in_zp: int, out_scale: float, out_zp: int = 0,
+                balanced: bool = False) -> np.ndarray:
     """The 513 int16 entries of an int16 TOSA TABLE (EXT-INT16) for y = fn(x).
 
     Entry i is fn at input code c_i = 128 i - 32768 (x = (c_i - in_zp) * in_scale), quantized
     to int16 with `out_scale` and `out_zp` (round half to even, saturated); `fn` takes and
     returns float64 numpy arrays. TABLE interpolates linearly between entries with 7
     fractional bits, so its int32 result has scale out_scale / 2^7 and zero point
-    out_zp * 2^7 (see `table_reference`)."""
+    out_zp * 2^7 (see `table_reference`).
+
+    balanced: entry i (i < 512) is fn(x_i) - e_i / 2 instead, e_i the chord's error at the
+    segment's midpoint ((fn(x_i) + fn(x_i+1)) / 2 - fn((x_i + x_i+1) / 2)), as TFLite's int16
+    LUTs do: for a function of constant curvature over a segment that halves the worst
+    interpolation error (the chord of a convex f lies above it by e_i at most; moved down by
+    e_i / 2 it is within e_i / 2 on both sides)."""
     codes = np.arange(513, dtype=np.int64) * 128 - 32768
     x = (codes - in_zp).astype(np.float64) * in_scale
-    y = np.round(np.asarray(fn(x), dtype=np.float64) / out_scale) + out_zp
+    y = np.asarray(fn(x), dtype=np.float64)
+    if balanced:
+        mid = np.asarray(fn(x[:-1] + 64 * in_scale), dtype=np.float64)
+        error = (y[:-1] + y[1:]) / 2 - mid
+        y = np.concatenate([y[:-1] - error / 2, y[-1:]])
+    y = np.round(y / out_scale) + out_zp
     lo, hi = INT_RANGES["i16"]
     return np.clip(y, lo, hi).astype(np.int16)
+
+
+def table_int16_rescaled(fn, in_scale: float, out_scale: float,
+                         what: str = "int16 TABLE") -> tuple[np.ndarray, Rescale]:
+    """(513 balanced int16 entries, the RESCALE of the TABLE's int32 result to int16 at
+    `out_scale`) for y = fn(x), zero points 0 (a16w8's int16 activations).
+
+    The table's scale t is out_scale unless an entry next to the output's range lies past
+    int16 there: then the last in-range segment would interpolate toward a saturated entry and
+    fall short of f by up to a segment's rise. With G the largest rise (in output steps) of a
+    segment with an end inside [-32768, 32767], f is clipped to [-32768 - G, 32767 + G] and
+    t = out_scale * max(1, max |clipped f| / out_scale / 32767): segments inside the range
+    interpolate unclipped entries, segments past it stay past it (the RESCALE saturates them).
+    The RESCALE ratio is t / (2^7 out_scale): exactly 2^-7 (multiplier 2^30, shift 37) when
+    t = out_scale."""
+    lo, hi = INT_RANGES["i16"]
+    x = (np.arange(513, dtype=np.int64) * 128 - 32768).astype(np.float64) * in_scale
+    y = np.asarray(fn(x), dtype=np.float64) / out_scale
+    inside = (y >= lo) & (y <= hi)
+    near = inside[:-1] | inside[1:]
+    rise = float(np.abs(np.diff(y))[near].max()) if near.any() else 0.0
+    low, high = (lo - rise) * out_scale, (hi + rise) * out_scale
+
+    def clipped(v):
+        return np.clip(np.asarray(fn(v), dtype=np.float64), low, high)
+
+    table_scale = out_scale * max(1.0, float(np.abs(clipped(x)).max()) / out_scale / hi)
+    table = table_int16(clipped, in_scale, 0, table_scale, 0, balanced=True)
+    return table, rescale_params(table_scale / 2**7 / out_scale, what)
 
 
 def table_reference(values, table: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ values; nothing is recomputed from statistics):
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
     nonlinearities: quantized_elementwise.py
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
-    (quantization/decompose_softmax.py), so only their pieces reach this pass; a whole
-    one (int16, or from another quantizer) is an error that says so.
+    (quantization/decompose_softmax.py; int8 and int16), so only their pieces reach this
+    pass; a whole one (from another quantizer) is an error that says so.
     q(dq(x))                           ->  x, or RESCALE(x) when the parameters differ (a
                                            requantization PT2E inserts where a fixed range
                                            meets an observed one, e.g. a softmax output
@@ -37,11 +37,12 @@ import numpy as np
 from torch_mlir import ir
 
 from .. import quant_math as qm
+from .. import target as targets
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from . import quantized_elementwise as ew
 from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
                                quantize_params, sole_user)
 from .torch_values import constant, int_list, is_none
@@ -255,7 +256,7 @@ def _check_lowerable(q: ir.Operation) -> None:
     if tensors and all(dequantized(v) is not None for v in tensors):
         name = producer.name.removeprefix("torch.")
         if producer.name in SOFTMAX_OPS:
-            raise UnsupportedError(_softmax_message(name, quantize_params(q)))
+            raise UnsupportedError(_softmax_message(name))
         raise UnsupportedError(f"'{name}' is quantized but torch2tosa has no TOSA INT lowering "
                                f"for it yet")
 
@@ -263,13 +264,9 @@ def _check_lowerable(q: ir.Operation) -> None:
 SOFTMAX_OPS = ("torch.aten._softmax", "torch.aten._log_softmax")
 
 
-def _softmax_message(name: str, out: QParams) -> str:
-    """A whole softmax between Q/DQ: torch2tosa.quantize decomposes it (a8w8), so it was
-    quantized to int16 or by another quantizer."""
-    if out.int_type == "i16":
-        return (f"'{name}' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs "
-                f"int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with "
-                f"scheme='a8w8'")
+def _softmax_message(name: str) -> str:
+    """A whole softmax between Q/DQ: torch2tosa.quantize decomposes it (both schemes), so it
+    was quantized by another quantizer."""
     return (f"'{name}' is quantized as one op, which has no TOSA INT lowering; "
             f"torch2tosa.quantize(model, calibration) decomposes it into ops that have one "
             f"(REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)")
@@ -296,7 +293,7 @@ def _fold_requantize(q: ir.Operation, rewriter) -> bool:
     return True
 
 
-def lower_quantized(op, rewriter):
+def lower_quantized(op, rewriter, target: targets.Target | None = None):
     q = op.operation
     if _fold_requantize(q, rewriter):
         return None
@@ -307,15 +304,26 @@ def lower_quantized(op, rewriter):
     producer, act = chain
     out = quantize_params(q)
     with rewriter.ip, producer.location:
-        y = _clamp_to(LOWERINGS[producer.name](producer, out), out, act)
+        lower = LOWERINGS[producer.name]
+        y = lower(producer, out, target) if lower is ew.lower_table else lower(producer, out)
+        y = _clamp_to(y, out, act)
         replacement = tb.from_builtin(y)
     rewriter.replace_op(q, [replacement])
     _erase_matched(rewriter, producer, None if act is producer else act)
 
 
+TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
+                           "the compile target: int16 nonlinearities (a16w8) need int16 "
+                           "TABLEs, which ethos-u55-128 does not run")
+
+
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    del options
-    patterns.add(QUANTIZE, guarded(lower_quantized, diagnostics))
+    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
+
+    def convert_quantized(op, rewriter):
+        return lower_quantized(op, rewriter, target)
+
+    patterns.add(QUANTIZE, guarded(convert_quantized, diagnostics))
 
 
 PASS = pattern_pass(
@@ -327,8 +335,11 @@ PASS = pattern_pass(
     # quantize) and erases only ops before it, which the walk has already visited; a
     # quantize's operands were lowered by the time it is reached.
     driver=WALK,
+    options=(TARGET_OPTION,),
     # kept whole so that an op without an integer lowering is named as the user wrote it
     owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default",
                     "aten.avg_pool1d.default", "aten.max_pool1d.default",
-                    "aten.adaptive_avg_pool1d.default"),
+                    "aten.adaptive_avg_pool1d.default",
+                    # one TABLE each, rather than the mul/add/clamp they decompose to
+                    "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default"),
 )

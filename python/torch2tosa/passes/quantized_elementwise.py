@@ -21,7 +21,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
     f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/...: a 256-entry int8 TABLE, its entries
-              computed by `quant_math.table_int8` exactly as the PT2E model computes f
+              computed by `quant_math.table_int8` exactly as the PT2E model computes f;
+              int16 (a16w8, EXT-INT16): y = RESCALE(TABLE513(x), 2^-7), the table at the
+              output's scale (see `_table_int16`); an error on targets whose TABLE is int8
+              only (ethos-u55-128)
 """
 
 from __future__ import annotations
@@ -346,7 +349,7 @@ TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.a
              "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu")
 
 
-def lower_table(op, out):
+def lower_table(op, out, target=None):
     what = op.name.removeprefix("torch.")
     x, qp = quantized_operand(op.operands[0], what)
     if op.name == "torch.aten.leaky_relu":
@@ -366,6 +369,49 @@ def lower_table(op, out):
         fn = lambda t: F.elu(t, alpha)  # noqa: E731
     else:
         fn = _table_functions()[op.name]
+    if qp.int_type != out.int_type:
+        raise UnsupportedError(f"{what}: input ({qp.int_type}) and output ({out.int_type}) must "
+                               f"have the same integer type for a TABLE")
+    if qp.int_type == "i16":
+        return _table_int16(x, qp, out, fn, what, target)
     values = qm.table_int8(fn, qp.scalar_scale, qp.scalar_zero_point, out.scalar_scale,
                            out.scalar_zero_point, out.qmin, out.qmax)
     return tb.table(x, values, out.elem())
+
+
+def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) -> ir.Value:
+    """int16 x -> TABLE (513 int16 entries at scale t) -> int32 at t / 2^7 -> RESCALE by
+    t / (2^7 sy) -> int16 y; t is the output's scale sy (a RESCALE by exactly 2^-7:
+    multiplier 2^30, shift 37) unless f leaves the output's range within the table's domain
+    (`qm.table_int16_rescaled`).
+
+    Entry i is f at x_i = (128 i - 32768 - zx) sx, balanced (qm.table_int16): TABLE
+    interpolates between x_i and x_i+1 with the low 7 bits of the input, so an int16 input
+    code gets f's chord over a 128-code segment. With the table at (about) the output's scale, the
+    lookup is within 1/2 step (entry rounding) plus half the chord error of f(x) / sy before
+    the final rounding: one step of the PT2E model's round(f(x) / sy) when that error is
+    below 1/2 step, which holds for f'' * (128 sx)^2 / 16 < sy / 2."""
+    _require_int16_tables(what, target)
+    if qp.scalar_zero_point or out.scalar_zero_point:
+        raise UnsupportedError(f"{what}: int16 activations must have zero point 0 (input "
+                               f"{qp.scalar_zero_point}, output {out.scalar_zero_point})")
+    import torch
+
+    bound = 2.0**16 * out.scalar_scale  # beyond int16 at the output's scale: saturates
+
+    def f(values: np.ndarray) -> np.ndarray:  # float64 numpy; log(<= 0), 1/0: saturated
+        y = fn(torch.from_numpy(values)).numpy()
+        return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
+
+    values, rescale = qm.table_int16_rescaled(f, qp.scalar_scale, out.scalar_scale,
+                                              f"{what}: int16 TABLE output")
+    return tb.rescale(tb.table(x, values, tb.int_type(32)), rescale, out.elem())
+
+
+def _require_int16_tables(what: str, target) -> None:
+    if target is not None and not target.int16_tables:
+        raise UnsupportedError(
+            f"{what}: int16 activations (scheme 'a16w8') need an int16 TABLE lookup (513 "
+            f"entries), which target '{target.name}' does not run ({target.description}; its "
+            f"TABLE is int8 only): quantize with scheme='a8w8' for this target, or compile the "
+            f"a16w8 model for ethos-u85-256 or tosa-int")

@@ -17,6 +17,14 @@ dim of size n, with x at scale s_x (int8 codes q_x):
     log_softmax = d - l            scale s_x + log(n)/255, zero point 127   SUB
     softmax = exp(log_softmax)     (0, 1]: scale 1/255, zero point -128     TABLE
 
+int16 (a16w8): the same ranges with zero point 0 (TOSA's int16 RESCALE needs it), so each
+uses half the codes: [0, top] at top / 32767, [-r, 0] at r / 32768; d is at
+(65535 s_x) / 32768, about 2 s_x, so the first sub rounds; the TABLEs are int16 (513
+entries, each followed by a RESCALE of its int32 result). The log TABLE interpolates log S
+over segments of about n / 256 near S = 1 (a few steps of log's own scale for n > 5), which
+the final sub divides by (2 range(x) + log n) / log n. Measured in test_int.py: within one
+step of PT2E on 100% of elements (softmax over 14 steps in batch 2: 99.1%, max 2 steps).
+
 Every range past x is known from s_x and n, so nothing there is observed: an observed
 range clips inputs flatter than the calibration's (S and log S above their calibrated
 maximum), which cost up to 12 dB of SNR on fresh inputs in test_int.py's softmax cases.

@@ -15,12 +15,11 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   cat                             inputs and output share one observer, with the
                                   producers' outputs too: no requantization
   sigmoid, tanh, gelu, ...        input act, output act (a TABLE op in int8)
-  softmax, log_softmax            a8w8: decomposed first (`transform_for_annotation`, see
+  softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
-                                  fixed or x-derived ranges decompose_softmax.py lists;
-                                  a16w8: input act, output act (no INT lowering yet: it
-                                  needs int16 TABLEs)
+                                  fixed or x-derived ranges decompose_softmax.py lists
+                                  (int16: the same ranges with zero point 0)
   shape / layout ops, max_pool, mean, avg_pool, zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
@@ -110,10 +109,9 @@ class TosaQuantizer(Quantizer):
         self.scheme = get_scheme(scheme)
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """a8w8: softmax / log_softmax become ops with integer lowerings (decompose_softmax).
-        a16w8 keeps them whole: their pieces would need int16 TABLEs."""
-        if self.scheme.activation.dtype == torch.int8:
-            sm.decompose_softmax(model)
+        """softmax / log_softmax become ops with integer lowerings (decompose_softmax), in
+        both schemes (a16w8's exp and log are int16 TABLEs)."""
+        sm.decompose_softmax(model)
         return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
@@ -275,21 +273,32 @@ class TosaQuantizer(Quantizer):
 
 
 def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:
-    """[0, top] over the whole code range (zero point at the bottom code)."""
+    """[0, top] over the whole code range (zero point at the bottom code); int16 (zero point
+    0, as TOSA's int16 RESCALE requires): over the non-negative codes."""
+    if act.dtype == torch.int16:
+        return FixedQParamsQuantizationSpec(
+            dtype=act.dtype, scale=top / act.quant_max, zero_point=0, quant_min=act.quant_min,
+            quant_max=act.quant_max, qscheme=torch.per_tensor_symmetric)
     return FixedQParamsQuantizationSpec(
         dtype=act.dtype, scale=top / (act.quant_max - act.quant_min), zero_point=act.quant_min,
         quant_min=act.quant_min, quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
 
 
 def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float) -> DerivedQuantizationSpec:
-    """A value in [-(x_max - x_min) - extra, 0], zero point at the top code (int8 only: the
-    decomposition is a8w8's; int16 zero points must be 0). x - max(x) at x's
+    """A value in [-(x_max - x_min) - extra, 0], zero point at the top code. x - max(x) at x's
     own scale (extra = 0): every difference of two codes of x is representable, so the sub is
-    exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra = log n)."""
+    exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra = log n).
+    int16 (zero point 0, as TOSA's int16 RESCALE requires): the same range over the 2^15
+    negative codes, scale (65535 s_x + extra) / 32768 (about 2 s_x: the sub rounds)."""
+
+    int16 = act.dtype == torch.int16
 
     def qparams(observers):
         (x_observer,) = observers
         scale, _ = x_observer.calculate_qparams()
+        if int16:  # zero point 0: [-(2^16 - 1) sx - extra, 0] over the 2^15 negative codes
+            scale = (scale * (act.quant_max - act.quant_min) + extra) / -act.quant_min
+            return scale, torch.zeros_like(scale, dtype=torch.int32)
         scale = scale + extra / (act.quant_max - act.quant_min)
         return scale, torch.full_like(scale, act.quant_max, dtype=torch.int32)
 

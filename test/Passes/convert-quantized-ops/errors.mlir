@@ -96,9 +96,9 @@ func.func @scale_out_of_range(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.vtensor
 
 // -----
 
-// COM: A whole softmax between Q/DQ has no lowering: torch2tosa.quantize decomposes it (a8w8),
-// COM: so an int16 one (a16w8) needs int16 TABLEs, and an int8 one came from another quantizer.
-// expected-error @+12 {{'aten._log_softmax' is quantized to int16 (scheme 'a16w8'), whose INT lowering needs int16 TABLEs (EXT-INT16) that torch2tosa does not build yet; quantize with scheme='a8w8'}}
+// COM: A whole softmax between Q/DQ has no lowering: torch2tosa.quantize decomposes it (a8w8
+// COM: and a16w8), so a whole one, int16 or int8, came from another quantizer.
+// expected-error @+12 {{'aten._log_softmax' is quantized as one op, which has no TOSA INT lowering; torch2tosa.quantize(model, calibration) decomposes it into ops that have one (REDUCE_MAX, exp and log/reciprocal TABLEs, REDUCE_SUM)}}
 func.func @log_softmax_int16(%x: !torch.vtensor<[1,4],si16>) -> !torch.vtensor<[1,4],si16> {
   %scale = torch.constant.float 1.000000e-03
   %int0 = torch.constant.int 0
@@ -130,4 +130,24 @@ func.func @softmax_int8_whole(%x: !torch.vtensor<[1,4],si8>) -> !torch.vtensor<[
   %y = torch.aten._softmax %xd, %int1, %false : !torch.vtensor<[1,4],f32>, !torch.int, !torch.bool -> !torch.vtensor<[1,4],f32>
   %q = torch.quantized_decomposed.quantize_per_tensor %y, %scale, %int0, %lo, %hi, %i8 : !torch.vtensor<[1,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,4],si8>
   return %q : !torch.vtensor<[1,4],si8>
+}
+
+// -----
+
+// COM: an int16 TABLE input with a nonzero zero point (another quantizer): named, not a
+// COM: silently wrong table (TOSA's int16 activations have zero point 0).
+// expected-error @+12 {{aten.tanh: int16 activations must have zero point 0 (input 5, output 0)}}
+func.func @tanh_i16_zero_point(%x: !torch.vtensor<[4],si16>) -> !torch.vtensor<[4],si16> {
+  %in = torch.constant.float 2.44140625E-4
+  %out = torch.constant.float 3.0517578125E-5
+  %z0 = torch.constant.int 0
+  %z5 = torch.constant.int 5
+  %lo = torch.constant.int -32768
+  %hi = torch.constant.int 32767
+  %i16 = torch.constant.int 2
+  %none = torch.constant.none
+  %dx = torch.quantized_decomposed.dequantize_per_tensor %x, %in, %z5, %lo, %hi, %i16, %none : !torch.vtensor<[4],si16>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
+  %y = torch.aten.tanh %dx : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %out, %z0, %lo, %hi, %i16 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si16>
+  return %q : !torch.vtensor<[4],si16>
 }
