@@ -26,7 +26,8 @@ def bench_published(selected, compilers: dict, measure_isolated, progress) -> li
     for published in MODELS:
         if published.name not in selected:
             continue
-        row = {"name": published.name, "expected_failure": published.xfail}
+        row = {"name": published.name, "expected_error": published.expect_error,
+               "expected_failure": published.xfail}
         for label, compiler in compilers.items():
             torch.manual_seed(0)
             model, inputs = published.small()
