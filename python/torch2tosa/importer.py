@@ -54,7 +54,7 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
     stderr = io.StringIO()
     try:
         with _known_export_noise_silenced(), contextlib.redirect_stderr(stderr), \
-                rnn_export.opaque_recurrences(opaque):
+                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque):
             prog = torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
         _replay_stderr(stderr.getvalue(), getattr(e, "partial_fx_graph", None))
