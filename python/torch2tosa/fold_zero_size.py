@@ -37,10 +37,14 @@ def _drop_empty_operands(node: torch.fx.Node) -> bool:
     kept = [t for t in operands if not _empty(t)]
     if not kept or len(kept) == len(operands):
         return False
-    dtype = kept[0].meta["val"].dtype
-    for t in kept[1:]:
-        dtype = torch.promote_types(dtype, t.meta["val"].dtype)
-    if dtype != node.meta["val"].dtype:
+    values = [t.meta.get("val") if isinstance(t, torch.fx.Node) else None for t in kept]
+    result = node.meta.get("val")
+    if not all(isinstance(v, torch.Tensor) for v in [*values, result]):
+        return False
+    dtype = values[0].dtype
+    for v in values[1:]:
+        dtype = torch.promote_types(dtype, v.dtype)
+    if dtype != result.dtype:
         return False
     node.args = (kept, *node.args[1:])
     return True
