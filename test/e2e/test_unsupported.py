@@ -69,8 +69,9 @@ class StftThenRaises(nn.Module):
 def test_unsupported_complex_tensors_stop_the_trace_at_the_first_one():
     # The rest of the forward is never traced (a large model's trace takes most of a minute).
     assert _error(StftThenRaises(), (torch.randn(1, 128),)) == (
-        f"{_line_of('torch.stft(x, 16, hop_length=4')}: aten.stft.default: complex tensors are not supported by TOSA; compute the STFT "
-        f"outside the model or use a Conv1d filterbank")
+        f"{_line_of('torch.stft(x, 16, hop_length=4')}: aten.stft.default: complex tensors "
+        f"are not supported by TOSA; compute the STFT outside the model or use a Conv1d "
+        f"filterbank")
 
 
 def test_unsupported_complex_input():
