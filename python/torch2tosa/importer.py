@@ -10,12 +10,16 @@ Two things differ from `torch_mlir.fx.export_and_import`:
   sit inside a list argument (the GRU's `params`) are turned into `get_attr`
   nodes first: `import_frozen_program` would otherwise substitute raw tensors
   into the list, which the importer rejects as a heterogeneous list.
+* Zero-element values are folded out of concatenations (fold_zero_size.py): TOSA has no
+  zero-element tensors.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import io
+import sys
 import warnings
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -26,6 +30,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
 from . import audio_decompositions, decompositions, fold_constants, unsupported
+from .fold_zero_size import fold_zero_size
 from . import opaque_recurrent as rnn_export
 from .diagnostics import Torch2TosaError
 from .unsupported import source_line
@@ -46,13 +51,25 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
     """torch.export; the recurrent layers named in `opaque` ("gru", "lstm", "rnn_tanh",
     "rnn_relu") are traced as one op each (see opaque_recurrent.py)."""
     unsupported.check_model(model, example_inputs)
+    stderr = io.StringIO()
     try:
-        with _known_export_noise_silenced(), \
-                rnn_export.opaque_recurrences(opaque):
+        with _known_export_noise_silenced(), contextlib.redirect_stderr(stderr), \
+                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque):
             prog = torch.export.export(model, tuple(example_inputs), strict=False)
     except Exception as e:
+        _replay_stderr(stderr.getvalue(), getattr(e, "partial_fx_graph", None))
         raise unsupported.explain_export_failure(model, e) from None
+    _replay_stderr(stderr.getvalue(), None)
     return prog
+
+
+def _replay_stderr(text: str, partial_graph) -> None:
+    """Writes what torch.export wrote to stderr, less the partial graph it prints on a
+    data-dependent error (tens of lines; our one-line message names the model's line)."""
+    if partial_graph is not None:
+        text = text.replace(str(partial_graph), "").strip("\n")
+    if text:
+        sys.stderr.write(text + "\n")
 
 
 # --- training-mode behaviour -------------------------------------------------------------
@@ -217,6 +234,7 @@ def import_model(
     finally:
         for node in declined:  # a given program does not change
             del node.meta[decompositions.DECLINED]
+    fold_zero_size(prog.graph_module, source_line)
     fold_constants.fold_constant_subgraphs(prog.graph_module)
     _lift_list_parameters(prog)
     importer = FxImporter(context=context, hooks=_DenseLiteralHooks())

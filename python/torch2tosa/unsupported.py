@@ -1,6 +1,7 @@
 """What a TOSA graph cannot express, said once, in the model's terms, before any lowering.
 
-Checked on the model and its inputs before export (`check_model`), on the exported graph
+Checked on the model and its inputs before export (`check_model`), during export (the
+first complex tensor stops the trace: `ComplexTensorsRejected`), on the exported graph
 (`check_exported`), and on an export failure (`explain_export_failure`):
 
 * complex tensors (`torch.stft`, `istft`, `torch.fft.*`, complex inputs): TOSA has no
@@ -26,6 +27,7 @@ from typing import Any, Sequence
 
 import torch
 from torch.nn.utils.rnn import PackedSequence
+from torch.overrides import TorchFunctionMode
 
 from .diagnostics import Torch2TosaError, _torch_dir, model_frame
 
@@ -99,9 +101,38 @@ def check_exported(prog: torch.export.ExportedProgram) -> None:
             raise Torch2TosaError(f"{_prefix(source_line(node))}{node.target}: {DATA_DEPENDENT}")
 
 
+class ComplexTensorsRejected(TorchFunctionMode):
+    """Stops torch.export at the first torch function that makes a complex tensor, with the
+    message `check_exported` would give (the aten op of the same name, the model's line),
+    instead of after the whole trace (HDemucs at its published size: its `stft` comes
+    first, its trace takes most of a minute)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not _has_complex(out):
+            return out
+        frames = [(f.filename, str(f.lineno)) for f in reversed(traceback.extract_stack())
+                  if not f.filename.startswith(_OURS)]
+        frame = model_frame(frames)
+        where = f"{frame[0]}:{frame[1]}" if frame else None
+        raise Torch2TosaError(f"{_prefix(where)}{_aten_op_name(func)}: {COMPLEX}")
+
+
+def _aten_op_name(func) -> str:
+    """`aten.stft.default` for torch.stft / Tensor.stft, `aten.fft_rfft.default` for
+    torch.fft.rfft: the op export records for a torch function."""
+    name = getattr(func, "__name__", str(func))
+    packet = getattr(torch.ops.aten, name, None)
+    if packet is None:
+        return f"torch.{name}"
+    return str(packet.default) if "default" in packet.overloads() else str(packet)
+
+
 def explain_export_failure(model: torch.nn.Module, error: Exception) -> Torch2TosaError:
     """The error of a failed torch.export: what TOSA cannot express when we recognize it,
     else the exception, at the innermost line of the model's code it passed through."""
+    if isinstance(error, Torch2TosaError):  # ComplexTensorsRejected's
+        return error
     frames = reversed(traceback.extract_tb(error.__traceback__))  # innermost first
     user = next((f for f in frames if not f.filename.startswith((_OURS, _torch_dir()))), None)
     where = f"{user.filename}:{user.lineno}" if user else None

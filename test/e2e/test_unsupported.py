@@ -60,6 +60,20 @@ def test_unsupported_complex_tensors(model, x, line, op):
         f"outside the model or use a Conv1d filterbank")
 
 
+class StftThenRaises(nn.Module):
+    def forward(self, x):
+        torch.stft(x, 16, hop_length=4, window=torch.hann_window(16), return_complex=True)
+        raise RuntimeError("the trace went on past the stft")
+
+
+def test_unsupported_complex_tensors_stop_the_trace_at_the_first_one():
+    # The rest of the forward is never traced (a large model's trace takes most of a minute).
+    assert _error(StftThenRaises(), (torch.randn(1, 128),)) == (
+        f"{_line_of('torch.stft(x, 16, hop_length=4')}: aten.stft.default: complex tensors "
+        f"are not supported by TOSA; compute the STFT outside the model or use a Conv1d "
+        f"filterbank")
+
+
 def test_unsupported_complex_input():
     assert _error(Rfft(), (torch.randn(1, 8, dtype=torch.complex64),)) == (
         "model input 0 is torch.complex64: complex tensors are not supported by TOSA; compute "
