@@ -121,3 +121,24 @@ def test_generic_form_is_the_same_module(tmp_path):
         reparsed = ir.Module.parse(saved)
     body = compiled.mlir.split("\n", 1)[1] if compiled.mlir.startswith("//") else compiled.mlir
     assert reparsed.operation.get_asm(large_elements_limit=None) == body
+
+
+# Recurrent examples whose IREE program is pinned at no more dispatches than torch-mlir's TOSA
+# path makes of the same model (IREE's static count: deterministic; at GRU_SEQ steps, ~10 s
+# each): a GRU without biases (two recurrent matmuls, each fused with the ops after it) and
+# a batch-first batch of 4 (steps stacked whole, rows reordered by one gather).
+DISPATCH_CASES = ("gru_no_bias", "gru_batch4")
+
+
+@pytest.mark.parametrize("name", DISPATCH_CASES)
+def test_iree_dispatches_at_most_torch_mlirs(name):
+    from torch_mlir import fx
+
+    from torch2tosa import compiler
+
+    model, inputs = build(name)
+    ours = torch2tosa.compile(model, inputs).generic_mlir
+    theirs = compiler.generic_asm(fx.export_and_import(model, *inputs, output_type="tosa"))
+    ours_stats = iree_cpu.compile_llvm_cpu(ours)[1]
+    theirs_stats = iree_cpu.compile_llvm_cpu(theirs)[1]
+    assert ours_stats.dispatches <= theirs_stats.dispatches, (ours_stats, theirs_stats)

@@ -18,17 +18,17 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
   is [D, B, H] and every weight is held once, whatever the batch. The backward
   direction reads a time-reversed copy of its input (one `tosa.reverse` per
   layer), so both directions take the same step slice and run in the same ops.
-* With biases and T >= 3 (`recurrent_cells.GRU_FLOOR`): the n gate's
-  recurrent product is its own matmul and carries b_hn through a constant-1
-  column of the state, h carried as (h, 1) [D, B, H+1]; the r/z matmul is
-  zero-padded to GI's width, so gi_t + gh_rz needs no slice of the n third
-  and no bias add. One step: slice GI, matmul (r, z), add, sigmoid, slice r,
-  slice z, slice gi_n, matmul (n, with b_hn), r*ghn, +gi_n, tanh, h-n,
-  z*(h-n), +n: 14 ops. The ones column costs at most 3 ops per layer (adding
-  it to a given h0, dropping it from the output and from h_n).
-* Without biases (and for the cell, T = 1; `recurrent_cells.GRU`): one
-  matmul for all three gates, one sigmoid, four slices (r, z, gi_n, gh_n),
-  r*ghn, +gin, tanh, h-n, z*(h-n), +n: 14 ops (15 with b_hn's add).
+* Two recurrent matmuls per step, r/z and n (`recurrent_cells.gru_step`): the r/z
+  weight is zero-padded to GI's width, so gi_t + gh_rz needs no slice of the n third,
+  and IREE fuses each matmul with the ops that follow it (two dispatches per step; a
+  single matmul whose result is also sliced for gh_n is not fused: three).
+* With biases and T >= 3 (`recurrent_cells.GRU_FLOOR`): the n gate's matmul carries
+  b_hn through a constant-1 column of the state, h carried as (h, 1) [D, B, H+1]. One
+  step: slice GI, matmul (r, z), add, sigmoid, slice r, slice z, slice gi_n, matmul (n,
+  with b_hn), r*ghn, +gi_n, tanh, h-n, z*(h-n), +n: 14 ops. The ones column costs at
+  most 3 ops per layer (adding it to a given h0, dropping it from the output and h_n).
+* Without biases (and for T < 3 or the cell, `recurrent_cells.GRU`): the same step on
+  h [D, B, H], 14 ops (15 with biases: b_hn's add).
 * Why not 13 (TOSA 1.0, both directions in the same ops): besides the 10 ops
   that compute (the GI slice, the r/z product, gi+gh, sigmoid, r*ghn, +gi_n,
   tanh and the 3-op update h' = n + z*(h - n)), four operands must be brought

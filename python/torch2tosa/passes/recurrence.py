@@ -19,7 +19,8 @@ Rows of x, gi and the layer's output follow the input's layout, so neither
 batch_first value needs a transpose: time-major rows are t*B + b (one step is the
 B contiguous rows at t*B), batch-first rows are b*T + t (one step is every T-th
 row: the unrolled form reshapes gi once to [D, B, T*G*H] and slices columns
-t*G*H; the loop form gathers rows b*T + t). With B = 1 or T = 1 both coincide.
+t*G*H, stacks the steps' h time-major and reorders the rows with one gather, see
+`batch_major`; the loop form gathers rows b*T + t). With B = 1 or T = 1 both coincide.
 
 A `Cell` says what is specific to one kind of recurrent layer: how PyTorch's
 weights are re-laid out at compile time (`relayout`), which constants one step
@@ -38,6 +39,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from torch_mlir import ir
+from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
 
@@ -207,9 +209,27 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     for t in range(steps):
         states = cell.step(gi_at(t), states, consts, weights.hidden)
         outputs.append(states[0])
-    if layout.interleaved:
+    if layout.interleaved and tb.is_float(weights.elem):
+        seq = batch_major(tb.concat(outputs, axis=1), layout)
+    elif layout.interleaved:
         seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
         seq = tb.reshape(seq, [dirs, batch * steps, weights.carried_width])
     else:
         seq = tb.concat(outputs, axis=1)
     return carry_out(seq, states, weights)
+
+
+def batch_major(seq: ir.Value, layout: SeqLayout) -> ir.Value:
+    """[D, T*B, W] with rows t*B + b (each step's [D, B, W] stacked whole) -> rows b*T + t:
+    one tosa.gather of constant row indices, no transpose.
+
+    Why not concatenate the steps along columns ([D, B, T*W], step t at columns t*W): each
+    step's [D, B, W] then lands in B separate W-wide runs of the output, a strided write
+    that IREE makes a copy dispatch of its own per step; stacked whole, a step's rows are
+    one contiguous run per direction, and the single gather reorders them. Float graphs
+    only: Ethos-U55 (Vela) has no GATHER, so an integer graph keeps the column concat."""
+    dirs, rows, width = tb.shape_of(seq)
+    steps, batch = layout.steps, layout.batch
+    order = np.arange(rows).reshape(steps, batch).T.reshape(1, rows)  # out b*T + t <- t*B + b
+    indices = tb.const(np.repeat(order, dirs, axis=0).astype(np.int32), tb.int_type(32))
+    return tosa.gather(tb.tensor_type([dirs, rows, width], tb.element_type(seq)), seq, indices)

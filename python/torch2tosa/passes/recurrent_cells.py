@@ -11,16 +11,15 @@ GRU (gates r, z, n):
     z  = sigmoid(x W_iz^T + b_iz + h W_hz^T + b_hz)
     n  = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn))
     h' = n + z * (h - n)
-  b_hn stays on the recurrent side (r scales it). Two cells:
-  GRU: one step is slice GI, matmul, bias add, add, one sigmoid over all three
-    gates, four slices, r*ghn, +gin, tanh, h-n, z*(h-n), +n: 15 ops (14 without
-    bias). Used for aten.gru_cell, layers without biases and layers of T < 3.
+  b_hn stays on the recurrent side (r scales it). Every step has two recurrent
+  matmuls, r/z (W_hr W_hz 0, as wide as GI) and n, so IREE fuses each with the ops
+  after it (see `gru_step`). Two layouts of the same step:
+  GRU: h [D, B, H]: slice GI, 2 matmuls, b_hn add, add, sigmoid, 3 slices,
+    r*ghn, +gi_n, tanh, h-n, z*(h-n), +n: 15 ops (14 without bias). Used for
+    aten.gru_cell, layers without biases and layers of T < 3.
   GRU_FLOOR (layers with biases): h is carried as (h, 1) [D, B, H+1], GI is
-    [.., 3H+1] (a last column fixed at SATURATED); the r/z product (W_hr W_hz 0 0)
-    is as wide as GI and the n product is a matmul of its own whose last weight
-    row is b_hn: slice GI, 2 matmuls, add, sigmoid, 3 slices, r*ghn, +gi_n,
-    tanh, h-n, z*(h-n), +n: 14 ops (see `gru_floor_step`; why not 13: the
-    decompose_gru docstring).
+    [.., 3H+1] (a last column fixed at SATURATED) and the n matmul's last weight
+    row is b_hn: 14 ops (why not 13: the decompose_gru docstring).
 
 LSTM (gates i, f, g, o; with proj_size, h is projected by W_hr):
     i, f, o = sigmoid(x W_i*^T + h W_h*^T + b)      g = tanh(x W_ig^T + h W_hg^T + b)
@@ -55,120 +54,79 @@ def _zeros(n: int, like: np.ndarray) -> np.ndarray:
 
 # --- GRU ---------------------------------------------------------------------------------
 
+# A pre-activation whose tanh is exactly 1 in f32, f16 and bf16 (1 - tanh(32) ~ 3e-28).
+# Float graphs only: in an integer cell this column would stretch the quantization range of
+# the n gate's pre-activation to 32, so an integer GRU keeps its own layout.
+SATURATED = 32.0
+
+
+def _gru_layout(p: dict[str, np.ndarray], hidden: int, ones_column: bool) -> DirectionWeights:
+    """The GRU's layout (H hidden, F inputs, E = 1 with `ones_column` and biases, else 0):
+        w_ih_t  [F, 3H+E]    (W_ir W_iz W_in 0)^T
+        bias    [3H+E]       (b_ir+b_hr, b_iz+b_hz, b_in, SATURATED)
+        w_hh_t  [H+E, 3H+E]  (W_hr W_hz 0 0)^T over a zero row: the r and z products only
+        w_hn_t  [H+E, H+E]   (W_hn^T | 0) over (b_hn | 0): the n product (E = 1: and b_hn)
+        b_hn    [1, H+E]     (b_hn, 0): b_hn alone (the zero-state step; E = 0: every step)
+    With E = 1, h is carried as (h, 1), so the last row of w_hn_t adds b_hn."""
+    w_ih, w_hh = p["weight_ih"], p["weight_hh"]
+    h, dtype = hidden, w_hh.dtype
+    biased = "bias_ih" in p
+    e = int(ones_column and biased)
+    w_ih_t = np.zeros((w_ih.shape[1], 3 * h + e), dtype)
+    w_ih_t[:, : 3 * h] = w_ih.T
+    bias = np.zeros(3 * h + e, dtype)
+    w_rz = np.zeros((h + e, 3 * h + e), dtype)
+    w_rz[:h, : 2 * h] = w_hh[: 2 * h].T
+    w_n = np.zeros((h + e, h + e), dtype)
+    w_n[:h, :h] = w_hh[2 * h:].T
+    extra = {"w_hn_t": w_n}
+    if biased:
+        b_ih, b_hh = p["bias_ih"], p["bias_hh"]
+        bias[: 3 * h] = b_ih
+        bias[: 2 * h] += b_hh[: 2 * h]  # r and z biases add up front
+        b_n = np.zeros((1, h + e), dtype)
+        b_n[0, :h] = b_hh[2 * h:]
+        extra["b_hn"] = b_n
+        if e:
+            bias[3 * h] = SATURATED
+            w_n[h, :h] = b_hh[2 * h:]
+    return DirectionWeights(w_ih_t, w_rz, bias, np.zeros(3 * h + e, dtype), extra, ones_columns=e)
+
 
 def _gru_relayout(p: dict[str, np.ndarray], hidden: int) -> DirectionWeights:
-    w_ih, w_hh = p["weight_ih"], p["weight_hh"]
-    if "bias_ih" in p:
-        b_ih, b_hh = p["bias_ih"], p["bias_hh"]
-        folded = b_ih.copy()
-        folded[: 2 * hidden] += b_hh[: 2 * hidden]  # r and z biases add up front
-        recurrent = np.concatenate([_zeros(2 * hidden, w_hh), b_hh[2 * hidden:]])
-    else:
-        folded = _zeros(3 * hidden, w_hh)
-        recurrent = _zeros(3 * hidden, w_hh)
-    return DirectionWeights(w_ih.T, w_hh.T, folded, recurrent)
+    return _gru_layout(p, hidden, ones_column=False)
+
+
+def _gru_floor_relayout(p: dict[str, np.ndarray], hidden: int) -> DirectionWeights:
+    return _gru_layout(p, hidden, ones_column=True)
 
 
 @dataclass(frozen=True)
 class GruConstants:
     """Values the cell reads every step, created once where the step ops live."""
 
-    w_hh_t: ir.Value
-    recurrent_bias: ir.Value | None  # [D, 1, 3H]
-    recurrent_bias_n: ir.Value | None  # [D, 1, H], for the zero-state step
+    w_rz_t: ir.Value  # [D, H+E, 3H+E]
+    w_hn_t: ir.Value  # [D, H+E, H+E]
+    b_hn: ir.Value | None  # [D, 1, H+E]; None without biases
+    zero_state: ir.Value | None  # [1, 1, H+1]: (0, 1), a zero h as carried; None when E = 0
+    ones_columns: int  # E: 1 when w_hn_t's last row carries b_hn
 
 
 def _gru_constants(weights: LayerWeights) -> GruConstants:
-    bias = weights.recurrent_bias
-    h = weights.hidden
+    zero_state = None
+    if weights.ones_columns:
+        zero_state = np.zeros((1, 1, weights.carried_width))
+        zero_state[..., weights.state_width:] = 1
+    b_hn = weights.extra.get("b_hn")
     return GruConstants(
-        w_hh_t=tb.const(weights.w_hh_t, weights.elem),
-        recurrent_bias=None if bias is None else tb.const(bias, weights.elem),
-        recurrent_bias_n=None if bias is None else tb.const(bias[:, :, 2 * h:], weights.elem),
-    )
+        *(None if a is None else tb.const(a, weights.elem)
+          for a in (weights.w_hh_t, weights.extra["w_hn_t"], b_hn, zero_state)),
+        weights.ones_columns)
 
 
 def gate(values: ir.Value, k: int, hidden: int) -> ir.Value:
     """Gate k of [D, B, G*H] pre-activations (columns k*H .. (k+1)*H)."""
-    dirs, batch, _ = tb.shape_of(values)
-    return tb.slice_(values, [0, 0, k * hidden], [dirs, batch, hidden])
-
-
-def _gru_gates(pre: ir.Value, hidden: int) -> tuple[ir.Value, ir.Value]:
-    """sigmoid over all three gates at once, then r and z sliced out (the n third is unused)."""
-    act = tb.sigmoid(pre)
-    return gate(act, 0, hidden), gate(act, 1, hidden)
-
-
-def gru_step(gi_t: ir.Value, states: States, c: GruConstants, hidden: int) -> States:
-    (h,) = states
-    gi_n = gate(gi_t, 2, hidden)
-    if h is None:
-        r, z = _gru_gates(gi_t, hidden)
-        pre_n = gi_n if c.recurrent_bias_n is None else tb.add(gi_n, tb.mul(r, c.recurrent_bias_n))
-        n = tb.tanh(pre_n)
-        return (tb.sub(n, tb.mul(z, n)),)  # n + z * (0 - n)
-    gh = tb.matmul(h, c.w_hh_t)
-    if c.recurrent_bias is not None:
-        gh = tb.add(gh, c.recurrent_bias)
-    r, z = _gru_gates(tb.add(gi_t, gh), hidden)
-    gh_n = gate(gh, 2, hidden)
-    n = tb.tanh(tb.add(gi_n, tb.mul(r, gh_n)))
-    return (tb.add(n, tb.mul(z, tb.sub(h, n))),)
-
-
-GRU = Cell("gru", 3, ("h",), _gru_relayout, _gru_constants, gru_step)
-
-
-# --- GRU at the op floor: b_hn carried by the n-gate's own matmul ------------------------
-
-# A pre-activation whose tanh is exactly 1 in f32, f16 and bf16 (1 - tanh(32) ~ 3e-28).
-# Float graphs only: in an integer cell this column would stretch the quantization range of
-# the n gate's pre-activation to 32, so an integer GRU should keep GRU's layout.
-SATURATED = 32.0
-
-
-def _gru_floor_relayout(p: dict[str, np.ndarray], hidden: int) -> DirectionWeights:
-    """GRU_FLOOR's layout (H hidden, F inputs; with biases, else GRU's layout):
-        w_ih_t  [F, 3H+1]    (W_ir W_iz W_in 0)^T
-        bias    [3H+1]       (b_ir+b_hr, b_iz+b_hz, b_in, SATURATED)
-        w_hh_t  [H+1, 3H+1]  (W_hr W_hz 0 0)^T over a zero row: the r and z products only
-        w_hn_t  [H+1, H+1]   (W_hn^T | 0) over (b_hn | 0): the n product and b_hn
-    h is carried as (h, 1), so its last row of w_hn_t adds b_hn."""
-    plain = _gru_relayout(p, hidden)
-    if "bias_ih" not in p:
-        return plain
-    h, dtype = hidden, plain.w_hh_t.dtype
-    features = plain.w_ih_t.shape[0]
-    w_ih = np.zeros((features, 3 * h + 1), dtype)
-    w_ih[:, : 3 * h] = plain.w_ih_t
-    bias = np.concatenate([plain.input_bias, np.array([SATURATED], dtype)])
-    w_rz = np.zeros((h + 1, 3 * h + 1), dtype)
-    w_rz[:h, : 2 * h] = plain.w_hh_t[:, : 2 * h]
-    w_n = np.zeros((h + 1, h + 1), dtype)
-    w_n[:h, :h] = plain.w_hh_t[:, 2 * h:]
-    w_n[h, :h] = p["bias_hh"][2 * h:]
-    b_n = np.zeros((1, h + 1), dtype)
-    b_n[0, :h] = p["bias_hh"][2 * h:]
-    return DirectionWeights(w_ih, w_rz, bias, np.zeros(3 * h + 1, dtype),
-                            {"w_hn_t": w_n, "b_hn": b_n}, ones_columns=1)
-
-
-@dataclass(frozen=True)
-class GruFloorConstants:
-    w_rz_t: ir.Value  # [D, H+1, 3H+1]
-    w_hn_t: ir.Value  # [D, H+1, H+1]
-    b_hn: ir.Value  # [D, 1, H+1]: the n product of a zero state
-    zero_state: ir.Value  # [1, 1, H+1]: (0, 1), a zero h as carried
-
-
-def _gru_floor_constants(weights: LayerWeights):
-    if not weights.ones_columns:
-        return _gru_constants(weights)
-    zero_state = np.zeros((1, 1, weights.carried_width))
-    zero_state[..., weights.state_width:] = 1
-    return GruFloorConstants(*(tb.const(a, weights.elem) for a in (
-        weights.w_hh_t, weights.extra["w_hn_t"], weights.extra["b_hn"], zero_state)))
+    return _columns(values, k * hidden, hidden)
 
 
 def _columns(values: ir.Value, start: int, width: int) -> ir.Value:
@@ -176,32 +134,48 @@ def _columns(values: ir.Value, start: int, width: int) -> ir.Value:
     return tb.slice_(values, [0, 0, start], [dirs, batch, width])
 
 
-def gru_floor_step(gi_t: ir.Value, states: States, c, hidden: int) -> States:
-    """One GRU step on h carried as (h, 1) [D, B, H+1] and gi_t [D, B, 3H+1]:
+def gru_step(gi_t: ir.Value, states: States, c: GruConstants, hidden: int) -> States:
+    """One GRU step on h [D, B, H+E] (E = 1: carried as (h, 1)) and gi_t [D, B, 3H+E]:
 
-        pre = gi_t + (h,1) W_rz            [r_pre, z_pre, gi_n, S]       matmul, add
+        pre = gi_t + h W_rz                [r_pre, z_pre, gi_n, S]       matmul, add
         act = sigmoid(pre)                 [r, z, ., 1]                  sigmoid
-        r'  = act[0 : H+1]   = (r, z_0)    z'  = act[H : 2H+1] = (z, .)  slice, slice
-        g'  = pre[2H : 3H+1] = (gi_n, S)   gn' = (h,1) W_n = (gh_n + b_hn, 0)  slice, matmul
+        r'  = act[0 : H+E]   = (r, z_0)    z'  = act[H : 2H+E] = (z, .)  slice, slice
+        g'  = pre[2H : 3H+E] = (gi_n, S)   gn' = h W_n = (gh_n + b_hn, 0)  slice, matmul
         n'  = tanh(g' + r' * gn') = (n, tanh(S) = 1)                     mul, add, tanh
-        h'  = n' + z' * ((h,1) - n') = (h', 1 + z_H * 0 = 1)              sub, mul, add
+        h'  = n' + z' * (h - n') = (h', 1 + z_H * 0 = 1)                 sub, mul, add
 
-    With the slice of gi_t: 14 ops. The extra column keeps its 1 exactly (tanh(S) = 1 and
-    1 - 1 = 0), so every op runs on H+1 columns and b_hn needs no add of its own."""
-    if not isinstance(c, GruFloorConstants):
-        return gru_step(gi_t, states, c, hidden)
+    With the slice of gi_t: 14 ops (E = 0 with biases: 15, gn' + b_hn). The extra column
+    keeps its 1 exactly (tanh(S) = 1 and 1 - 1 = 0), so every op runs on H+E columns and
+    b_hn needs no add of its own. Two matmuls, r/z and n, so that IREE fuses each into one
+    dispatch with what follows it (a matmul whose result is also sliced elsewhere is not).
+
+    A zero state (None) takes no matmul: gn' = b_hn, h = (0, 1) (E = 0: h' = n - z*n), and r
+    and z are the sigmoids of their own slices of gi_t (not slices of one sigmoid, which
+    IREE cannot fuse into its users: one op more, one dispatch less); without biases r is
+    not needed (n = tanh(gi_n))."""
     (h,) = states
-    if h is None:  # zero state: no matmuls, (h, 1) = (0, 1)
+    width = hidden + c.ones_columns
+    if h is None:
         pre, gh_n, h = gi_t, c.b_hn, c.zero_state
+        z = tb.sigmoid(_columns(pre, hidden, width))
+        r = None if gh_n is None else tb.sigmoid(_columns(pre, 0, width))
     else:
         pre, gh_n = tb.add(gi_t, tb.matmul(h, c.w_rz_t)), tb.matmul(h, c.w_hn_t)
-    act = tb.sigmoid(pre)
-    r, z = _columns(act, 0, hidden + 1), _columns(act, hidden, hidden + 1)
-    n = tb.tanh(tb.add(_columns(pre, 2 * hidden, hidden + 1), tb.mul(r, gh_n)))
+        if c.b_hn is not None and not c.ones_columns:
+            gh_n = tb.add(gh_n, c.b_hn)
+        act = tb.sigmoid(pre)
+        r, z = _columns(act, 0, width), _columns(act, hidden, width)
+    pre_n = _columns(pre, 2 * hidden, width)
+    n = tb.tanh(pre_n if gh_n is None else tb.add(pre_n, tb.mul(r, gh_n)))
+    if h is None:
+        return (tb.sub(n, tb.mul(z, n)),)  # n + z * (0 - n)
     return (tb.add(n, tb.mul(z, tb.sub(h, n))),)
 
 
-GRU_FLOOR = Cell("gru", 3, ("h",), _gru_floor_relayout, _gru_floor_constants, gru_floor_step)
+# GRU: h of width H (aten.gru_cell, layers of T < 3); GRU_FLOOR: with biases, h carried as
+# (h, 1), b_hn added by the n matmul: one op less per step, up to three more per layer.
+GRU = Cell("gru", 3, ("h",), _gru_relayout, _gru_constants, gru_step)
+GRU_FLOOR = Cell("gru", 3, ("h",), _gru_floor_relayout, _gru_constants, gru_step)
 
 
 # --- cells whose biases all fold into the input projection -------------------------------

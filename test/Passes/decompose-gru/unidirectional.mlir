@@ -20,9 +20,11 @@
 // CHECK-DAG:     %[[ZERO_H:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]]]> : tensor<1x1x3xf32>}>
 // COM: Step 0 (zero state): no matmul; (h, 1) = (0, 1).
 // CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]], {{.*}} -> tensor<1x1x7xf32>
-// CHECK:         %[[ACT0:.*]] = tosa.sigmoid %[[GI0]]
-// CHECK:         %[[R0:.*]] = tosa.slice %[[ACT0]], {{.*}} -> tensor<1x1x3xf32>
-// CHECK:         %[[Z0:.*]] = tosa.slice %[[ACT0]], {{.*}} -> tensor<1x1x3xf32>
+// COM: r and z are sigmoids of their own slices (IREE fuses each into its users).
+// CHECK:         %[[ZP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[Z0:.*]] = tosa.sigmoid %[[ZP0]]
+// CHECK:         %[[RP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[R0:.*]] = tosa.sigmoid %[[RP0]]
 // CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
 // CHECK:         %[[RB0:.*]] = tosa.mul %[[R0]], %[[BN]]
 // CHECK:         %[[NPRE0:.*]] = tosa.add %[[GIN0]], %[[RB0]]
@@ -101,13 +103,12 @@ func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtenso
 // -----
 
 // COM: One step of the recurrence, with bias: (a slice of the projection, elided here since
-// COM: T = 1), one matmul, the b_hn add, the gate add, one sigmoid over all three gates, four
-// COM: slices, r*ghn, +gin, tanh, h-n, z*(h-n), +n: 15 ops. An explicit h0 means step 0 has
+// COM: T = 1), the r/z matmul, the gate add, the n matmul, the b_hn add, one sigmoid over all
+// COM: three gates, three slices, r*ghn, +gin, tanh, h-n, z*(h-n), +n: 15 ops. An explicit h0 means step 0 has
 // COM: its recurrent matmul too.
 // COM: Weights (hidden 2): b_ih = [0, 0, .75, -.75, -.5, -.25], b_hh = [-.25, .5, -.5, -.25, -.5, -.75].
 // COM: The input bias holds b_ih + (b_hr, b_hz, 0) = [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz
-// COM: counted once: twice would give [-.5, 1, -.25, -1.25, ...]); the recurrent side keeps only
-// COM: (0, 0, b_hn). Gate offsets in the [1, 1, 6] pre-activations: r at 0, z at H = 2, n at 2H = 4;
+// COM: counted once: twice would give [-.5, 1, -.25, -1.25, ...]); b_hn is added to the n product. Gate offsets in the [1, 1, 6] pre-activations: r at 0, z at H = 2, n at 2H = 4;
 // COM: r scales gh_n, z scales h - n.
 // CHECK-LABEL: func.func @gru_h0_one_step
 // CHECK-NOT:     torch.operator
@@ -116,20 +117,20 @@ func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtenso
 // CHECK:         %[[GI:.*]] = tosa.matmul %[[X]]
 // CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01]]]> : tensor<1x1x6xf32>}>
 // CHECK:         %[[GIT:.*]] = tosa.add %[[GI]], %[[BI]]
-// CHECK-DAG:     %[[WHH:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<1x2x6xf32>}>
-// CHECK-DAG:     %[[BH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -5.000000e-01, -7.500000e-01]]]> : tensor<1x1x6xf32>}>
-// CHECK-DAG:     %[[AT_GIN:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
-// CHECK:         %[[GIN:.*]] = tosa.slice %[[GIT]], %[[AT_GIN]], %{{.*}} -> tensor<1x1x2xf32>
-// CHECK:         %[[GH:.*]] = tosa.matmul %[[H0]], %[[WHH]]
-// CHECK:         %[[GHB:.*]] = tosa.add %[[GH]], %[[BH]]
-// CHECK:         %[[PRE:.*]] = tosa.add %[[GIT]], %[[GHB]]
+// CHECK-DAG:     %[[WRZ:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<1x2x6xf32>}>
+// CHECK-DAG:     %[[WN:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<1x2x2xf32>}>
+// CHECK-DAG:     %[[BN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-5.000000e-01, -7.500000e-01]]]> : tensor<1x1x2xf32>}>
+// CHECK:         %[[GRZ:.*]] = tosa.matmul %[[H0]], %[[WRZ]]
+// CHECK:         %[[PRE:.*]] = tosa.add %[[GIT]], %[[GRZ]]
+// CHECK:         %[[GN:.*]] = tosa.matmul %[[H0]], %[[WN]]
+// CHECK:         %[[GHN:.*]] = tosa.add %[[GN]], %[[BN]]
 // CHECK:         %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
 // CHECK-DAG:     %[[AT_R:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
 // CHECK:         %[[R:.*]] = tosa.slice %[[ACT]], %[[AT_R]], %{{.*}} -> tensor<1x1x2xf32>
 // CHECK-DAG:     %[[AT_Z:.*]] = tosa.const_shape {values = dense<[0, 0, 2]> : tensor<3xindex>}
 // CHECK:         %[[Z:.*]] = tosa.slice %[[ACT]], %[[AT_Z]], %{{.*}} -> tensor<1x1x2xf32>
-// CHECK-DAG:     %[[AT_GHN:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
-// CHECK:         %[[GHN:.*]] = tosa.slice %[[GHB]], %[[AT_GHN]], %{{.*}} -> tensor<1x1x2xf32>
+// CHECK-DAG:     %[[AT_GIN:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
+// CHECK:         %[[GIN:.*]] = tosa.slice %[[PRE]], %[[AT_GIN]], %{{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[RN:.*]] = tosa.mul %[[R]], %[[GHN]]
 // CHECK:         %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
 // CHECK:         %[[N:.*]] = tosa.tanh %[[NPRE]]
