@@ -235,9 +235,12 @@ def test_quantize_decomposes_softmax_a8w8(log):
     assert snr_db(model(x), gm(x)) > 30
 
 
-def test_quantize_keeps_softmax_whole_a16w8():
+def test_quantize_decomposes_softmax_a16w8():
+    """a16w8 decomposes a softmax as a8w8 does, every piece int16 with zero point 0."""
     gm = torch2tosa.quantize(SoftmaxHead(True).eval(), calibration_for((torch.randn(1, 4, 16),)),
                              scheme="a16w8")
     targets = {node.target for node in gm.graph.nodes}
-    assert torch.ops.aten.amax.default not in targets
-    assert targets & {torch.ops.aten.log_softmax.int, torch.ops.aten._log_softmax.default}
+    assert torch.ops.aten.amax.default in targets
+    assert not targets & {torch.ops.aten.log_softmax.int, torch.ops.aten._log_softmax.default}
+    quantizes = [n for n in gm.graph.nodes if n.target == Q]
+    assert quantizes and all(n.args[5] == torch.int16 and n.args[2] == 0 for n in quantizes)
