@@ -36,7 +36,7 @@ lit: $(STAMP)
 	$(VENV)/bin/lit -sv test
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q -n 2 test/e2e
+	$(PY) -m pytest -q -n 2 --dist loadgroup test/e2e
 
 test: lit pytest
 

@@ -24,6 +24,9 @@ from torch2tosa import examples, iree_cpu, reference
 
 from conftest import ATOL_F32
 
+# One worker compiles every example for IREE once (the module fixture), not one per worker.
+pytestmark = pytest.mark.xdist_group("iree")
+
 GRU_SEQ = 4
 # (example, gru_form): every example in the default (unrolled) form, and one in the loop form.
 CASES = [(name, "unrolled") for name in examples.EXAMPLES] + [("gru_bidirectional", "loop")]
