@@ -69,6 +69,17 @@ def _input(op, opname: str = OPNAME) -> tuple[ir.Value, QParams]:
     return found
 
 
+def _initial_state(value, what: str, opname: str):
+    """(integer value, its QParams) of a given initial state, or (None, None) for a zero one."""
+    if is_constant_zero(value):
+        return None, None
+    found = dequantized(value)
+    if found is None:
+        raise UnsupportedError(f"{opname}: {what} is float while the input is quantized; "
+                               f"quantize the model with torch2tosa.quantize")
+    return found
+
+
 def _state_format(scheme: str, h0_qp: QParams | None,
                   opname: str = OPNAME) -> quant_gru.Formats:
     """The state's format: 2^-b, or h0's power-of-two scale 2^(k-b) when h0 is given."""
@@ -161,14 +172,7 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     if x_type is None:
         raise UnsupportedError(f"{OPNAME}: the input must have a static shape")
     steps, batch = sequence_shape(x_type, cfg, OPNAME)
-    h0 = op.operands[1]
-    h0_int = h0_qp = None
-    if not is_constant_zero(h0):
-        found = dequantized(h0)
-        if found is None:
-            raise UnsupportedError(f"{OPNAME}: h0 is float while the input is quantized; "
-                                   f"quantize the model with torch2tosa.quantize")
-        h0_int, h0_qp = found
+    h0_int, h0_qp = _initial_state(op.operands[1], "h0", OPNAME)
     fmt = _state_format(scheme, h0_qp)
     _check_outputs(op, fmt)
     per = 4 if cfg.has_biases else 2
@@ -232,14 +236,7 @@ def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
     batch, features = x_type.shape
     if batch == 0:
         raise UnsupportedError(f"{opname}: an empty batch is not supported")
-    hx = op.operands[1]
-    hx_int = hx_qp = None
-    if not is_constant_zero(hx):
-        found = dequantized(hx)
-        if found is None:
-            raise UnsupportedError(f"{opname}: hx is float while the input is quantized; "
-                                   f"quantize the model with torch2tosa.quantize")
-        hx_int, hx_qp = found
+    hx_int, hx_qp = _initial_state(op.operands[1], "hx", opname)
     fmt = _state_format(scheme, hx_qp, opname)
     _check_outputs(op, fmt, opname)
     biases = [v for v in op.operands[4:6] if not is_none(v)]
