@@ -18,6 +18,13 @@ profile does not have (tosa-validate: "element type 'f64' is not legal"):
   float (softplus's threshold, attention's `scores == -inf`). Here `s` becomes a 0-d
   tensor of x's dtype first, so the comparison stays in x's dtype: `aten.<cmp>.Tensor`.
 
+* `aten.gelu(x, approximate="tanh")`: torch-mlir's lowering computes x^3 with `tosa.pow`,
+  which the reference model reports as UNPREDICTABLE for a negative base. Here x^3 is x*x*x:
+
+      gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+
+  (the exact, erf form keeps torch-mlir's path).
+
 Each applies to f32/f16/bf16 tensors only; other dtypes keep torch-mlir's path.
 
 **Declined ops.** Our passes own some aten ops (`PassInfo.owned_aten_ops`): the importer keeps
@@ -108,6 +115,15 @@ def native_group_norm(x, weight, bias, n, c, hxw, group, eps):
     return _group_norm(x, weight, bias, group, eps)
 
 
+def gelu(x, approximate="none"):
+    if approximate != "tanh" or x.dtype not in _FLOATS:
+        return NotImplemented
+    cube = aten.mul.Tensor(aten.mul.Tensor(x, x), x)
+    inner = aten.mul.Tensor(aten.add.Tensor(x, aten.mul.Tensor(cube, 0.044715)),
+                            math.sqrt(2 / math.pi))
+    return aten.mul.Tensor(aten.mul.Tensor(x, 0.5), aten.add.Tensor(aten.tanh.default(inner), 1))
+
+
 def _scalar_comparison(tensor_op) -> Callable:
     def compare(x, other):
         if x.dtype not in _FLOATS:
@@ -123,6 +139,7 @@ F32_DECOMPOSITIONS: dict = {
     aten.var.correction: var_correction,
     aten.group_norm.default: group_norm,
     aten.native_group_norm.default: native_group_norm,
+    aten.gelu.default: gelu,
     **{getattr(aten, cmp).Scalar: _scalar_comparison(getattr(aten, cmp).Tensor)
        for cmp in ("eq", "ne", "lt", "le", "gt", "ge")},
 }

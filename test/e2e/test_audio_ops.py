@@ -67,6 +67,7 @@ CASES = {
     "hardswish": (lambda: nn.Hardswish(), X),
     "silu": (lambda: nn.SiLU(), X),
     "gelu": (lambda: nn.GELU(), X),
+    "gelu_tanh": (lambda: nn.GELU(approximate="tanh"), X),  # x^3 as x*x*x, no tosa.pow
     "softmax_channels": (lambda: nn.Softmax(dim=1), X),
     "log_softmax_channels": (lambda: nn.LogSoftmax(dim=1), X),
     "cumsum": (lambda: Fn(lambda t: torch.cumsum(t, dim=-1)), X),

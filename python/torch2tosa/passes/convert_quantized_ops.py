@@ -341,5 +341,6 @@ PASS = pattern_pass(
                     "aten.avg_pool1d.default", "aten.max_pool1d.default",
                     "aten.adaptive_avg_pool1d.default",
                     # one TABLE each, rather than the mul/add/clamp they decompose to
-                    "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default"),
+                    "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default",
+                    "aten.gelu.default"),
 )
