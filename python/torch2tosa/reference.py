@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
+import tempfile
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -16,11 +21,39 @@ class ReferenceModelError(Torch2TosaError):
     pass
 
 
+# Printed (to stdout) for every graph stamped TOSA 1.0.0, which is what we write: the
+# serialization library tosa-tools links is a 1.1 draft that reads 1.0 graphs.
+_VERSION_NOTICE = "WARNING: Different TOSA spec in flatbuffer and serializer versions detected."
+
+
+@contextlib.contextmanager
+def _native_stdout_to_stderr() -> Iterator[None]:
+    """The native library's stdout goes to stderr (it is our caller's stdout, e.g. the
+    compile command's summary), without the version notice above."""
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as captured:
+        os.dup2(captured.fileno(), 1)
+        try:
+            yield
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            captured.seek(0)
+            lines = captured.read().decode(errors="replace").splitlines(keepends=True)
+    rest = "".join(line for line in lines if not line.startswith(_VERSION_NOTICE))
+    if rest:
+        sys.stderr.write(rest)
+
+
 def run(flatbuffer: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Runs the graph; inputs in the order of the model's tensor inputs."""
     arrays = [np.ascontiguousarray(a) for a in inputs]
     try:
-        outputs, status = trm.run(flatbuffer, arrays)
+        with _native_stdout_to_stderr():
+            outputs, status = trm.run(flatbuffer, arrays)
     except ValueError as e:
         raise ReferenceModelError(f"the TOSA reference model rejected the graph: {e}") from None
     if status != trm.GraphStatus.TOSA_VALID:
