@@ -62,10 +62,8 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "L{}_bi{:d}_bias{:d}_bf{:d}_h0{:d}_B{}"
-                         .format(*c))
-def test_quantized_gru_configs_bit_exact_tosa_INT(config, scheme):
+def _config_case(config, scheme):
+    """The quantized small GRU of one CONFIGS entry and its example inputs."""
     layers, bidirectional, bias, batch_first, with_h0, batch = config
     torch.manual_seed(7)
     model = models.Gru(3, 4, num_layers=layers, bidirectional=bidirectional, bias=bias,
@@ -73,7 +71,15 @@ def test_quantized_gru_configs_bit_exact_tosa_INT(config, scheme):
     x = torch.randn(batch, 5, 3) if batch_first else torch.randn(5, batch, 3)
     inputs = (x,) + ((torch.randn(layers * (1 + bidirectional), batch, 4) * 0.5,)
                      if with_h0 else ())
-    quantized = torch2tosa.quantize(model, _calibration(inputs), scheme=scheme)
+    return torch2tosa.quantize(model, _calibration(inputs), scheme=scheme), inputs
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "L{}_bi{:d}_bias{:d}_bf{:d}_h0{:d}_B{}"
+                         .format(*c))
+def test_quantized_gru_configs_bit_exact_tosa_INT(config, scheme):
+    _, bidirectional, _, _, _, batch = config
+    quantized, inputs = _config_case(config, scheme)
     compiled = torch2tosa.compile(quantized, inputs, target="tosa-int")
     counts = compiled.op_counts()
     assert counts["tosa.table"] > 0 and "tosa.sigmoid" not in counts
@@ -245,14 +251,8 @@ def test_gru_never_exercised_by_calibration_is_named_tosa_INT():
 def test_quantized_gru_loop_form_bit_exact_tosa_INT(config, scheme):
     """gru_form='loop': one tosa.while_loop per layer (an i32 row counter in PRO-INT), the same
     step as the unrolled form, bit-exact against the same integer reference."""
-    layers, bidirectional, bias, batch_first, with_h0, batch = config
-    torch.manual_seed(7)
-    model = models.Gru(3, 4, num_layers=layers, bidirectional=bidirectional, bias=bias,
-                       batch_first=batch_first).eval()
-    x = torch.randn(batch, 5, 3) if batch_first else torch.randn(5, batch, 3)
-    inputs = (x,) + ((torch.randn(layers * (1 + bidirectional), batch, 4) * 0.5,)
-                     if with_h0 else ())
-    quantized = torch2tosa.quantize(model, _calibration(inputs), scheme=scheme)
+    layers = config[0]
+    quantized, inputs = _config_case(config, scheme)
     compiled = torch2tosa.compile(quantized, inputs, target="tosa-int", gru_form="loop")
     assert compiled.op_counts()["tosa.while_loop"] == layers
     _assert_bit_exact(compiled, quantized, tuple(torch.randn_like(t) * 0.5 for t in inputs))
