@@ -281,9 +281,3 @@ def _erase_dead_operands(rewriter, ops) -> None:
         if o.name != DEQUANTIZE and o.name != DEQUANTIZE_PER_CHANNEL:
             pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
         rewriter.erase_op(o)
-
-
-def is_quantized_gru(op) -> bool:
-    """Whether the GRU reads a dequantized input (a PT2E-quantized GRU)."""
-    return dequantized(op.operands[0]) is not None
-
