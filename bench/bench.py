@@ -301,8 +301,8 @@ def _value(row: dict, key: str, compiler: str = "ours"):
 
 
 RUN_TIME_RATIO = {"tcn": 0.8}  # recurrent models: 0.7 (below); every other model: 1.0
-# Issue #11's per-step targets, for one or both directions: GRU 14 with biases, 13 without
-# (not reached: see decompose_gru's docstring), LSTM 14, RNN 4.
+# Issue #11's per-step targets, for one or both directions: GRU 14 with biases, 13 without,
+# LSTM 14, RNN 4.
 OPS_PER_STEP = {("GRU", True): 14, ("GRU", False): 13, ("LSTM", True): 14, ("LSTM", False): 14,
                 ("RNN", True): 4, ("RNN", False): 4}
 

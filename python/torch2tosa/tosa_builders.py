@@ -240,6 +240,13 @@ def concat(values: Sequence[ir.Value], axis: int) -> ir.Value:
     return tosa.concat(values, axis, results=[tensor_type(shape, element_type(values[0]))])
 
 
+def tile(x: ir.Value, multiples: Sequence[int]) -> ir.Value:
+    if all(m == 1 for m in multiples):
+        return x
+    shape = [d * m for d, m in zip(shape_of(x), multiples)]
+    return tosa.tile(tensor_type(shape, element_type(x)), x, const_shape(multiples))
+
+
 def reverse(x: ir.Value, axis: int) -> ir.Value:
     if shape_of(x)[axis] == 1:
         return x

@@ -15,6 +15,14 @@ w_hh_t has P+1 rows and gi may be wider than G*H; `carry_in` adds the columns to
 a given h0 and `carry_out` drops them from the outputs, so a layer's inputs and
 outputs keep width P.
 
+A cell may also carry its state as `copies` identical copies along the matmul batch
+axis (GRU_GATES: one per gate, so that one batched matmul puts each gate's product
+on its own entry of that axis and TOSA's broadcasting lines the gates up with the
+state without slices): gi and h are then [copies, ., .]; `carry_in` tiles a given
+h0 and `carry_out` keeps copy 0. Such a cell holds the directions of a layer in its
+channels, as one block-diagonal recurrence of width D*H (`Cell.channel_directions`;
+`recurrent_layer` packs its input, h0 and outputs accordingly).
+
 Rows of x, gi and the layer's output follow the input's layout, so neither
 batch_first value needs a transpose: time-major rows are t*B + b (one step is the
 B contiguous rows at t*B), batch-first rows are b*T + t (one step is every T-th
@@ -93,6 +101,7 @@ class LayerWeights:
     elem: ir.Type
     extra: dict = field(default_factory=dict)  # name -> [D, ...]
     ones_columns: int = 0  # see DirectionWeights
+    copies: int = 1  # the state is carried as this many identical copies (the leading axis)
 
     @property
     def gate_width(self) -> int:
@@ -122,9 +131,24 @@ class Cell:
     step: Callable[[ir.Value, States, Any, int], States]  # (gi_t, states, consts, hidden)
     # (x, weights) -> GI [D, T*B, G*H]; None: `input_projection` (integer cells rescale)
     project: Callable[[ir.Value, LayerWeights], ir.Value] | None = None
+    # (one DirectionWeights per direction, hidden, elem) -> LayerWeights; None:
+    # `stack_layer_weights` (directions on the matmul batch axis)
+    merge: Callable[[Sequence[DirectionWeights], int, ir.Type], LayerWeights] | None = None
+    # True: the directions of a layer sit side by side in the channels of one recurrence
+    # (block-diagonal weights, x of both directions concatenated on features), not on the
+    # matmul batch axis
+    channel_directions: bool = False
 
     def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
         return (self.project or input_projection)(x, weights)
+
+    def layer_weights(self, params: Sequence[dict[str, np.ndarray]], hidden: int,
+                      elem: ir.Type) -> LayerWeights:
+        """One layer's weights from PyTorch's parameters, one dict per direction."""
+        directions = [self.relayout(p, hidden) for p in params]
+        if self.merge is not None:
+            return self.merge(directions, hidden, elem)
+        return stack_layer_weights(directions, hidden, 0, elem)
 
     def state_widths(self, weights: LayerWeights) -> list[int]:
         return [weights.state_width if s == "h" else weights.hidden for s in self.state_names]
@@ -155,22 +179,27 @@ def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int, bat
 
 
 def carry_in(states0: States, weights: LayerWeights) -> States:
-    """h0 [D, B, P] -> [D, B, P + ones] with its constant-1 columns (a known-zero h0 stays None:
-    the cell's zero-state step writes them)."""
+    """h0 [D, B, P] -> [D * copies, B, P + ones]: its constant-1 columns, then its copies (a
+    known-zero h0 stays None: the cell's zero-state step writes them)."""
     h0 = states0[0]
-    if not weights.ones_columns or h0 is None:
+    if h0 is None or (not weights.ones_columns and weights.copies == 1):
         return states0
-    h0 = tb.pad_constant(h0, [0, 0, 0, 0, 0, weights.ones_columns], 1.0)
+    if weights.ones_columns:
+        h0 = tb.pad_constant(h0, [0, 0, 0, 0, 0, weights.ones_columns], 1.0)
+    if weights.copies > 1:
+        h0 = tb.tile(h0, [weights.copies, 1, 1])
     return (h0, *states0[1:])
 
 
 def carry_out(seq: ir.Value, states: States, weights: LayerWeights) -> tuple[ir.Value, States]:
-    """Drops the constant-1 columns from the outputs [D, T*B, *] and the last h [D, B, *]."""
-    if not weights.ones_columns:
+    """Keeps copy 0 and drops the constant-1 columns of the outputs [D, T*B, *] and the last
+    h [D, B, *] (one slice each)."""
+    if not weights.ones_columns and weights.copies == 1:
         return seq, states
 
     def strip(v):
-        return tb.slice_(v, [0, 0, 0], [*tb.shape_of(v)[:2], weights.state_width])
+        dirs, rows, _ = tb.shape_of(v)
+        return tb.slice_(v, [0, 0, 0], [dirs // weights.copies, rows, weights.state_width])
 
     return strip(seq), (strip(states[0]), *states[1:])
 

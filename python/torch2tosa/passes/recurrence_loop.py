@@ -59,9 +59,7 @@ def _indices(counter: ir.Value) -> ir.Value:
 
 
 def _zero_buffer(dirs: int, layout: SeqLayout, width: int, elem: ir.Type) -> ir.Value:
-    zeros = tb.const(np.zeros([dirs, layout.batch, width]), elem)
-    return tosa.tile(tb.tensor_type([dirs, layout.batch * layout.steps, width], elem), zeros,
-                     tb.const_shape([1, layout.steps, 1]))
+    return tb.tile(tb.const(np.zeros([dirs, layout.batch, width]), elem), [1, layout.steps, 1])
 
 
 def _gather(values: ir.Value, idx: ir.Value) -> ir.Value:

@@ -11,15 +11,18 @@ GRU (gates r, z, n):
     z  = sigmoid(x W_iz^T + b_iz + h W_hz^T + b_hz)
     n  = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn))
     h' = n + z * (h - n)
-  b_hn stays on the recurrent side (r scales it). Every step has two recurrent
-  matmuls, r/z (W_hr W_hz 0, as wide as GI) and n, so IREE fuses each with the ops
-  after it (see `gru_step`). Two layouts of the same step:
+  b_hn stays on the recurrent side (r scales it). Three cells (decompose_gru
+  chooses by T, fewest ops in total); GRU and GRU_FLOOR have two recurrent matmuls
+  per step, r/z (W_hr W_hz 0, as wide as GI) and n (see `gru_step`):
   GRU: h [D, B, H]: slice GI, 2 matmuls, b_hn add, add, sigmoid, 3 slices,
     r*ghn, +gi_n, tanh, h-n, z*(h-n), +n: 15 ops (14 without bias). Used for
-    aten.gru_cell, layers without biases and layers of T < 3.
+    aten.gru_cell and layers of T < 3 (T < 8 without biases).
   GRU_FLOOR (layers with biases): h is carried as (h, 1) [D, B, H+1], GI is
     [.., 3H+1] (a last column fixed at SATURATED) and the n matmul's last weight
-    row is b_hn: 14 ops (why not 13: the decompose_gru docstring).
+    row is b_hn: 14 ops.
+  GRU_GATES (layers of T >= 8): the gates on the matmul batch axis, h carried as
+    three copies [3, B, D*H(+1)], the directions side by side in the channels
+    (block-diagonal): 13 ops with or without biases (`gru_gates_step`).
 
 LSTM (gates i, f, g, o; with proj_size, h is projected by W_hr):
     i, f, o = sigmoid(x W_i*^T + h W_h*^T + b)      g = tanh(x W_ig^T + h W_hg^T + b)
@@ -45,7 +48,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
-from .recurrence import Cell, DirectionWeights, LayerWeights, States
+from .recurrence import Cell, DirectionWeights, LayerWeights, States, input_projection
 
 
 def _zeros(n: int, like: np.ndarray) -> np.ndarray:
@@ -176,6 +179,113 @@ def gru_step(gi_t: ir.Value, states: States, c: GruConstants, hidden: int) -> St
 # (h, 1), b_hn added by the n matmul: one op less per step, up to three more per layer.
 GRU = Cell("gru", 3, ("h",), _gru_relayout, _gru_constants, gru_step)
 GRU_FLOOR = Cell("gru", 3, ("h",), _gru_floor_relayout, _gru_constants, gru_step)
+
+
+# --- GRU, gates on the matmul batch axis ----------------------------------------------------
+
+
+def _gru_gates_relayout(p: dict[str, np.ndarray], hidden: int) -> DirectionWeights:
+    """One direction, gates side by side as PyTorch has them (merged by `_gru_gates_merge`):
+    w_ih_t [F, 3H], w_hh_t [H, 3H], input bias (b_ir+b_hr, b_iz+b_hz, b_in), recurrent
+    bias (0, 0, b_hn)."""
+    w_ih, w_hh = p["weight_ih"], p["weight_hh"]
+    h, gates = hidden, 3 * hidden
+    input_bias, recurrent_bias = _zeros(gates, w_hh), _zeros(gates, w_hh)
+    if "bias_ih" in p:
+        input_bias = p["bias_ih"].copy()
+        input_bias[: 2 * h] += p["bias_hh"][: 2 * h]
+        recurrent_bias[2 * h:] = p["bias_hh"][2 * h:]
+    return DirectionWeights(w_ih.T, w_hh.T, input_bias, recurrent_bias)
+
+
+def _gru_gates_merge(directions, hidden: int, elem: ir.Type) -> LayerWeights:
+    """The D directions as one recurrence of C = D*H channels (block-diagonal weights), one
+    copy per gate on the leading axis; with a b_hn, one constant-1 column (W = C + 1):
+
+        w_ih_t  [3, D*F, W]   copy g: block (d, d) = W_ig(d)^T      (x of direction d: rows d*F..)
+        w_hh_t  [3, C+E, W]   copy g: block (d, d) = W_hg(d)^T; copy n's last row b_hn
+        bias    [3, 1, W]     copy g: gate g's folded input bias; copy n's last column SATURATED
+    """
+    first = directions[0]
+    h, features = hidden, first.w_ih_t.shape[0]
+    dirs = len(directions)
+    e = int(any(np.any(d.recurrent_bias) for d in directions))
+    c = dirs * h
+    w, dtype = c + e, first.w_hh_t.dtype
+    w_ih = np.zeros((3, dirs * features, w), dtype)
+    w_hh = np.zeros((3, c + e, w), dtype)
+    bias = np.zeros((3, 1, w), dtype)
+    for d, dw in enumerate(directions):
+        rows, cols = slice(d * features, (d + 1) * features), slice(d * h, (d + 1) * h)
+        for g in range(3):
+            gate_cols = slice(g * h, (g + 1) * h)
+            w_ih[g, rows, cols] = dw.w_ih_t[:, gate_cols]
+            w_hh[g, d * h:(d + 1) * h, cols] = dw.w_hh_t[:, gate_cols]
+            bias[g, 0, cols] = dw.input_bias[gate_cols]
+        if e:
+            w_hh[2, c, cols] = dw.recurrent_bias[2 * h:]
+    if e:
+        bias[2, 0, c] = SATURATED
+    return LayerWeights(hidden=c, w_ih_t=w_ih, w_hh_t=w_hh,
+                        input_bias=bias if np.any(bias) else None, recurrent_bias=None,
+                        elem=elem, ones_columns=e, copies=3)
+
+
+def _gru_gates_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
+    """x [1, T*B, D*F] -> GI [3, T*B, W]: x tiled once per gate, one batched matmul."""
+    return input_projection(tb.tile(x, [3, 1, 1]), weights)
+
+
+@dataclass(frozen=True)
+class GruGatesConstants:
+    w_hh_t: ir.Value  # [3, C+E, W]
+    zero_state: ir.Value  # [3, 1, W]: h = 0 as carried: (0, 1) with E, else 0
+    zero_product: ir.Value | None  # [3, 1, W]: h W_hh at h = 0 (copy n: (b_hn, 0)); None: 0
+
+
+def _gru_gates_constants(weights: LayerWeights) -> GruGatesConstants:
+    width = weights.carried_width
+    zero_state = np.zeros((3, 1, width))
+    zero_state[..., weights.state_width:] = 1
+    zero_product = None
+    if weights.ones_columns:
+        zero_product = weights.w_hh_t[:, weights.state_width:, :]  # the ones row of each copy
+    return GruGatesConstants(
+        tb.const(weights.w_hh_t, weights.elem), tb.const(zero_state, weights.elem),
+        None if zero_product is None else tb.const(zero_product, weights.elem))
+
+
+def gru_gates_step(gi_t: ir.Value, states: States, c: GruGatesConstants, hidden: int) -> States:
+    """One GRU step with the gates on the leading axis: S = (h, h, h) [3, B, W] (h carried as
+    (h, 1) with b_hn), gi_t [3, B, W] = (gi_r, gi_z, gi_n), each W wide:
+
+        gh  = S W_hh                    (gh_r, gh_z, gh_n + b_hn)          matmul
+        act = sigmoid(gi_t + gh)        r = act[0], z = act[1]             add, sigmoid, 2 slices
+        n   = tanh((gi_t + r * gh)[2])  = tanh(gi_n + r * (gh_n + b_hn))   mul, add, slice, tanh
+        S'  = n + z * (S - n)           every copy h'                      sub, mul, add
+
+    With the slice of gi_t: 13 ops, with or without biases. r [1, B, W] and z broadcast
+    over the three copies, so no operand needs a slice to line up with another; the
+    constant-1 column stays 1 (tanh(SATURATED) = 1, 1 - 1 = 0). A zero state (None) takes
+    no matmul: gh = h W_hh at h = 0 (b_hn, or nothing without biases)."""
+    (s,) = states
+    gh = c.zero_product if s is None else tb.matmul(s, c.w_hh_t)
+    if s is None:
+        s = c.zero_state
+
+    def copy(v, k):
+        return tb.slice_(v, [k, 0, 0], [1, *tb.shape_of(v)[1:]])
+
+    act = tb.sigmoid(gi_t if gh is None else tb.add(gi_t, gh))
+    z = copy(act, 1)
+    pre_n = copy(gi_t if gh is None else tb.add(gi_t, tb.mul(copy(act, 0), gh)), 2)
+    n = tb.tanh(pre_n)
+    return (tb.add(n, tb.mul(z, tb.sub(s, n))),)
+
+
+# GRU_GATES: the 13-op step, directions in channels (recurrent_layer packs them).
+GRU_GATES = Cell("gru", 3, ("h",), _gru_gates_relayout, _gru_gates_constants, gru_gates_step,
+                 project=_gru_gates_projection, merge=_gru_gates_merge, channel_directions=True)
 
 
 # --- cells whose biases all fold into the input projection -------------------------------

@@ -23,7 +23,7 @@ concatenation of the layers' [D, B, *] states).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from torch_mlir import ir
@@ -31,7 +31,7 @@ from torch_mlir import ir
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import PassOption
-from .recurrence import Cell, SeqLayout, run_layer_unrolled, stack_layer_weights
+from .recurrence import Cell, SeqLayout, run_layer_unrolled
 from .recurrence_loop import run_layer_while_loop
 from .torch_values import constant, is_none, op_name, static_float_tensor
 
@@ -171,8 +171,7 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
     def layer(i: int):
         d = cfg.directions
         hidden = params[i * d]["weight_hh"].shape[0] // cell.gates
-        return cell, stack_layer_weights(
-            [cell.relayout(params[i * d + k], hidden) for k in range(d)], hidden, batch, elem)
+        return cell, cell.layer_weights(params[i * d:(i + 1) * d], hidden, elem)
 
     with rewriter.ip, op.location:
         x = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
@@ -204,38 +203,86 @@ def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: Recurr
     finals: list[list[ir.Value]] = [[] for _ in inits]
     for i in range(cfg.num_layers):
         cell, weights = layer(i)
-        widths = cell.state_widths(weights)
+        packing = _CHANNELS if cell.channel_directions else _BATCH
+        widths = [w // d if cell.channel_directions else w for w in cell.state_widths(weights)]
         states0 = tuple(
-            None if s is None else tb.slice_(s, [i * d, 0, 0], [d, batch, w])
+            None if s is None else packing.pack_state(tb.slice_(s, [i * d, 0, 0], [d, batch, w]))
             for s, w in zip(inits, widths))
-        seq, last = runner(cell, _directional_input(layer_input, d, seq_axis), states0,
+        seq, last = runner(cell, packing.pack_input(layer_input, d, seq_axis), states0,
                            weights, layout)
-        layer_input = _layer_output(seq, d, tb.shape_of(layer_input)[:2], seq_axis)
+        layer_input = packing.layer_output(seq, d, tb.shape_of(layer_input)[:2], seq_axis)
         for f, s in zip(finals, last):
-            f.append(s)
+            f.append(packing.unpack(s, d))
     return layer_input, [tb.concat(f, axis=0) for f in finals]
 
 
-def _directional_input(x: ir.Value, directions: int, seq_axis: int) -> ir.Value:
-    """[A0, A1, F] (time-major or batch-first) -> [D, A0*A1, F]: the backward direction
-    reads the sequence reversed."""
-    a0, a1, features = tb.shape_of(x)
-    rows = [tb.reshape(x, [1, a0 * a1, features])]
-    if directions == 2:
-        rows.append(tb.reshape(tb.reverse(x, seq_axis), [1, a0 * a1, features]))
-    return tb.concat(rows, axis=0)
-
-
-def _layer_output(states: ir.Value, directions: int, outer: list[int], seq_axis: int) -> ir.Value:
-    """[D, A0*A1, P] in processing order -> [A0, A1, D*P] in time order."""
+def _direction_on_batch(states: ir.Value, k: int, directions: int) -> ir.Value:
+    """Direction k of [D, R, P]: [1, R, P]."""
     _, rows, width = tb.shape_of(states)
+    return tb.slice_(states, [k, 0, 0], [1, rows, width])
 
-    def direction(k):
-        return tb.reshape(tb.slice_(states, [k, 0, 0], [1, rows, width]), [*outer, width])
 
-    if directions == 1:
-        return direction(0)
-    return tb.concat([direction(0), tb.reverse(direction(1), seq_axis)], axis=2)
+def _direction_in_channels(states: ir.Value, k: int, directions: int) -> ir.Value:
+    """Direction k of [1, R, D*P] (columns k*P..): [1, R, P]."""
+    _, rows, width = tb.shape_of(states)
+    width //= directions
+    return tb.slice_(states, [0, 0, k * width], [1, rows, width])
+
+
+def _to_channels(states: ir.Value) -> ir.Value:
+    """[D, R, P] -> [1, R, D*P]."""
+    dirs, rows, width = tb.shape_of(states)
+    if dirs == 1 or rows == 1:
+        return tb.reshape(states, [1, rows, dirs * width])
+    return tb.concat([_direction_on_batch(states, k, dirs) for k in range(dirs)], axis=2)
+
+
+@dataclass(frozen=True)
+class _Packing:
+    """Where a layer's directions go: the matmul batch axis ([D, R, P], every cell but
+    GRU_GATES) or the channels ([1, R, D*P], `Cell.channel_directions`)."""
+
+    input_axis: int  # the axis the directions' (reversed) inputs are concatenated on
+    pack_state: Callable[[ir.Value], ir.Value]  # [D, B, P] -> the runner's state
+    direction: Callable[[ir.Value, int, int], ir.Value]  # (runner's states, k, D) -> [1, R, P]
+
+    def pack_input(self, x: ir.Value, directions: int, seq_axis: int) -> ir.Value:
+        """[A0, A1, F] (time-major or batch-first) -> the runner's x; the backward direction
+        reads the sequence reversed."""
+        a0, a1, features = tb.shape_of(x)
+        rows = [tb.reshape(x, [1, a0 * a1, features])]
+        if directions == 2:
+            rows.append(tb.reshape(tb.reverse(x, seq_axis), [1, a0 * a1, features]))
+        return tb.concat(rows, axis=self.input_axis)
+
+    def unpack(self, states: ir.Value, directions: int) -> ir.Value:
+        """The runner's states -> [D, R, P]."""
+        if self.pack_state is _identity:
+            return states
+        _, rows, width = tb.shape_of(states)
+        if directions == 1 or rows == 1:
+            return tb.reshape(states, [directions, rows, width // directions])
+        return tb.concat([self.direction(states, k, directions) for k in range(directions)],
+                         axis=0)
+
+    def layer_output(self, states: ir.Value, directions: int, outer: list[int],
+                     seq_axis: int) -> ir.Value:
+        """Every step's h in processing order -> [A0, A1, D*P] in time order."""
+        def direction(k):
+            d = self.direction(states, k, directions)
+            return tb.reshape(d, [*outer, tb.shape_of(d)[2]])
+
+        if directions == 1:
+            return direction(0)
+        return tb.concat([direction(0), tb.reverse(direction(1), seq_axis)], axis=2)
+
+
+def _identity(states: ir.Value) -> ir.Value:
+    return states
+
+
+_BATCH = _Packing(0, _identity, _direction_on_batch)
+_CHANNELS = _Packing(2, _to_channels, _direction_in_channels)
 
 
 # --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
@@ -272,7 +319,7 @@ def rewrite_cell(op, rewriter, cell: Cell, opname: str,
     batch, features = x_type.shape
     hidden = params["weight_hh"].shape[0] // cell.gates
     with rewriter.ip, op.location:
-        weights = stack_layer_weights([cell.relayout(params, hidden)], hidden, batch, elem)
+        weights = cell.layer_weights([params], hidden, elem)
         widths = cell.state_widths(weights)
         x = tb.reshape(tb.to_builtin(op.operands[0]), [1, batch, features])
         states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [1, batch, w])
