@@ -10,7 +10,10 @@ Formats, for activations of A = int8 (a8w8) or int16 (a16w8), with b = 7 or 15:
 
     x (layer 0 input)      A, calibrated scale sx, zero point zx (0 for int16)
     h, layer outputs       A, scale 2^(k-b), zero point 0: [-1, 1) (k = 0), no calibration;
-                           with h0 given, k >= 0 covers its calibrated range too
+                           with h0 given, k >= 0 from calibration (the states h_t, t >= 1,
+                           of every layer; one k for the op: h_n is one tensor): values
+                           outside saturate
+    h0 (when given)        A, its own calibrated scale s0, zero point 0: read by step 0 only
     weights                int8 symmetric per output channel; the directions of a layer
                            share one scale per channel (the larger of the two; the other
                            direction's weights are requantized), so one per-channel
@@ -49,6 +52,13 @@ timesteps, B the folded biases in the projection's accumulator (scale sx * c_ih[
 bias, where an ADD after the RESCALE would read a [T, GH] int32 broadcast from flash on
 Vela). gi_n is sliced from GI itself, not from gi_t (Vela copies a slice of a slice).
 A zero h (step 0 without h0) has no matmul: gh = b_hn, h' = RESCALE(MUL(zbar, n)).
+
+Step 0 with h0 (`InitialStep`): h0 is at s0, not 2^(k-b), so its recurrent RESCALE and b_hn
+(CONV2D bias) have their own constants, and z h0 (scale 2^-b s0) gets one RESCALE into the
+product scale of zbar n before the ADD: one op more than a later step. h_1 can exceed the
+state's range (h0 does), which an int16 sum might not hold: a16w8's step 0 takes n at
+2^(k-b+m) (its TABLE's RESCALE) with m >= 0 the fewest bits that keep the sum in int32
+(m = 0 for int8: the products are below 2^15 times the ratio).
 """
 
 from __future__ import annotations
@@ -149,6 +159,19 @@ class DirectionParams:
 
 
 @dataclass(frozen=True)
+class InitialStep:
+    """Step 0's constants when h0 is given at its own scale s0 (the other steps read h at
+    2^(k-b)). m: a16w8's step 0 has n at 2^(k-b+m), see the module docstring."""
+
+    h0_scale: float  # s0
+    gh_rescale: qm.Rescale  # per channel (G*H): s0 * c_hh / S
+    recurrent_bias_acc: np.ndarray | None  # [D, G*H] b_hn at s0 * c_hh[j]: the CONV2D form
+    zh_rescale: qm.Rescale  # int32 z h0 (2^-b s0) -> zbar n's scale (2^-b 2^(k-b+m))
+    n_out: qm.Rescale  # int16 tanh TABLE's int32 result -> n at 2^(k-b+m) (a16w8)
+    out: qm.Rescale  # int32 (2^-b 2^(k-b+m)) -> A (2^(k-b))
+
+
+@dataclass(frozen=True)
 class LayerConstants:
     """Everything one layer's integer ops read; weights per direction [D, ., G*H]."""
 
@@ -173,6 +196,7 @@ class LayerConstants:
     sigmoid_table: np.ndarray
     tanh_table: np.ndarray
     zbar_table: np.ndarray | None  # 1 - sigmoid (G = 3): int8, on z's sigmoid input
+    initial: InitialStep | None = None  # step 0 from a given h0 at its own scale
 
     @property
     def directions(self) -> int:
@@ -226,9 +250,34 @@ def _tables(fmt: Formats):
             qm.table_int16(np.tanh, fmt.tanh_in_scale, 0, fmt.state_scale), None)
 
 
+def _initial_step(fmt: Formats, h0_scale: float, c_hh: np.ndarray, rec_rows, hidden: int,
+                  what: str) -> InitialStep:
+    """Step 0's constants for h0 at `h0_scale` (`rec_rows`: b_hn rows [D, G*H] or None)."""
+    s, f = fmt.acc_scale, fmt.frac
+    ratio = h0_scale / fmt.state_scale
+    m = 0  # in zbar n's scale, |z h0| + |zbar n| <= 2^(2f-m) (ratio + 1) must fit int32
+    while 2.0 ** (2 * f - m) * (ratio + 1.0) + 2.0 >= 2.0 ** 31:
+        m += 1
+    if fmt.bits == 8 and m:
+        raise qm.ScaleError(f"{what}: h0's scale {h0_scale:.6g} is too large for the state's "
+                            f"{fmt.state_scale:.6g}")
+    c = _gates(c_hh, hidden, fmt, False)
+    acc = None if rec_rows is None else _acc_bias(rec_rows, h0_scale * c, fmt, f"{what}: b_hn")
+    return InitialStep(
+        h0_scale=h0_scale,
+        gh_rescale=qm.rescale_params(_per_channel(h0_scale * c / s),
+                                     f"{what}: step 0 recurrent RESCALE", not fmt.wide_accumulator),
+        recurrent_bias_acc=acc,
+        zh_rescale=qm.rescale_params(ratio * 2.0 ** -m, f"{what}: step 0 z h0"),
+        n_out=qm.rescale_params(2.0 ** (-7 - m), f"{what}: step 0 n"),
+        out=qm.rescale_params(fmt.gate_scale * 2.0 ** m, f"{what}: step 0 state"))
+
+
 def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale: float,
-                  in_zp: int, what: str = "aten.gru.input") -> LayerConstants:
-    """The integer constants of one layer (every direction) for input codes (in_scale, in_zp)."""
+                  in_zp: int, what: str = "aten.gru.input",
+                  h0_scale: float | None = None) -> LayerConstants:
+    """The integer constants of one layer (every direction) for input codes (in_scale, in_zp);
+    with `h0_scale`, step 0 reads h0 at that scale (`InitialStep`)."""
     hidden = directions[0].w_hh.shape[1]
     w_ih, c_ih = _shared_weights([d.w_ih for d in directions], [d.s_ih for d in directions])
     w_hh, c_hh = _shared_weights([d.w_hh for d in directions], [d.s_hh for d in directions])
@@ -251,6 +300,9 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
         rec_acc = _acc_bias(np.stack(rec_rows), fmt.state_scale * _gates(c_hh, hidden, fmt, False),
                             fmt, f"{what}: b_hn")
     sig, tanh, zbar = _tables(fmt)
+    same = h0_scale is None or np.isclose(h0_scale, fmt.state_scale, rtol=1e-7, atol=0)
+    initial = None if same else _initial_step(
+        fmt, h0_scale, c_hh, np.stack(rec_rows) if has_bias else None, hidden, what)
     return LayerConstants(
         fmt=fmt, hidden=hidden, in_zp=int(in_zp),
         w_ih_t=np.stack([_gates(w, hidden, fmt).T for w in w_ih]),
@@ -265,7 +317,7 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale:
         tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),
         gate_out=qm.rescale_params(2.0 ** -7, f"{what}: gate"),
         out=qm.rescale_params(fmt.gate_scale, f"{what}: state"),
-        sigmoid_table=sig, tanh_table=tanh, zbar_table=zbar,
+        sigmoid_table=sig, tanh_table=tanh, zbar_table=zbar, initial=initial,
     )
 
 
@@ -283,28 +335,32 @@ def _rescale(v, r: qm.Rescale, out: str, in_zp: int = 0) -> np.ndarray:
     return qm.rescale_reference(v, r, in_zp, 0, out, double_round=False)
 
 
-def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the TABLE's raw result, the gate in A at 2^-b)."""
+def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray,
+          gate_out: qm.Rescale | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(the TABLE's raw result, the gate in A at 2^-b; int16: over `gate_out` (c.gate_out))."""
     raw = qm.table_reference(v, table)
-    return raw, (raw if c.fmt.bits == 8 else _rescale(raw, c.gate_out, "i16"))
+    return raw, (raw if c.fmt.bits == 8 else _rescale(raw, gate_out or c.gate_out, "i16"))
 
 
 def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
                    w_hh_rows: np.ndarray, rec_bias: np.ndarray | None,
-                   rec_bias_acc: np.ndarray | None = None) -> np.ndarray:
+                   rec_bias_acc: np.ndarray | None = None,
+                   initial: InitialStep | None = None) -> np.ndarray:
     """One step on rows: gi_t [R, GH] int32 (scale S), h [R, H] codes or None (zero),
     w_hh_rows [R, H, GH], rec_bias [R, GH] or None; with rec_bias_acc [R, GH] (the CONV2D
-    form) b_hn is added in the accumulator instead of after the RESCALE."""
+    form) b_hn is added in the accumulator instead of after the RESCALE. With `initial`, h is
+    h0 at its own scale (step 0; rec_bias_acc then at that scale too)."""
     hid, a = c.hidden, c.fmt.int_type
+    gh_rescale = c.gh_rescale if initial is None else initial.gh_rescale
     if h is None:
         gh = rec_bias
         pre = gi_t
     else:
         acc = np.einsum("rk,rkg->rg", h.astype(np.int64), w_hh_rows)
         if rec_bias_acc is not None:
-            gh = _rescale(acc + rec_bias_acc, c.gh_rescale, "i32")
+            gh = _rescale(acc + rec_bias_acc, gh_rescale, "i32")
         else:
-            gh = _rescale(acc, c.gh_rescale, "i32")
+            gh = _rescale(acc, gh_rescale, "i32")
             if rec_bias is not None:
                 gh = gh + rec_bias
         pre = gi_t + gh
@@ -322,11 +378,15 @@ def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
     else:
         r32 = r_raw if c.fmt.bits == 16 else _rescale(r_raw, qm.rescale_params(1.0), "i32")
         pre_n = gi_n + qm.mul_reference(r32, gh[:, 2 * hid:3 * hid], c.fmt.gate_shift)
-    _, n = _gate(c, _rescale(pre_n, c.tanh_in, a), c.tanh_table)
+    _, n = _gate(c, _rescale(pre_n, c.tanh_in, a), c.tanh_table,
+                 None if initial is None else initial.n_out)
     acc = qm.mul_reference(zbar, n)
     if h is not None:
-        acc = acc + qm.mul_reference(z, h)
-    return _rescale(acc, c.out, a)
+        zh = qm.mul_reference(z, h)
+        if initial is not None:
+            zh = _rescale(zh, initial.zh_rescale, "i32")
+        acc = acc + zh
+    return _rescale(acc, c.out if initial is None else initial.out, a)
 
 
 def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
@@ -345,7 +405,11 @@ def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
         rec_bias_acc = np.repeat(c.recurrent_bias_acc, batch, axis=0)
     h, outs = h0, []
     for t in range(x.shape[1]):
-        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias, rec_bias_acc)
+        first = c.initial if t == 0 and h0 is not None else None
+        acc_bias = rec_bias_acc
+        if first is not None and rec_bias_acc is not None:
+            acc_bias = np.repeat(first.recurrent_bias_acc, batch, axis=0)
+        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias, acc_bias, first)
         outs.append(h)
     return np.stack(outs, axis=1), h
 
@@ -397,8 +461,11 @@ def layers_from_pt2e(graph_module, index: int = 0):
     in_scale, in_zp = float(x.args[1]), int(x.args[2])
     h0 = node.args[1]
     dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    q = torch.ops.quantized_decomposed.quantize_per_tensor.default
+    h0_scale = float(h0.args[1]) if h0.target is dq else None
+    outs = [u for g in node.users for u in g.users if u.target is q]
     fmt = formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
-                  float(h0.args[1]) if h0.target is dq else None)
+                  float(outs[0].args[1]) if h0_scale is not None else None)
     per, d = (4 if has_biases else 2), (2 if bidirectional else 1)
     layers = []
     for layer in range(num_layers):
@@ -409,6 +476,6 @@ def layers_from_pt2e(graph_module, index: int = 0):
             dirs.append(DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
                                         w_hh.astype(np.int64), s_hh.astype(np.float64),
                                         *(g[2:] if has_biases else (None, None))))
-        layers.append(prepare_layer(dirs, fmt, in_scale, in_zp))
+        layers.append(prepare_layer(dirs, fmt, in_scale, in_zp, h0_scale=h0_scale))
         in_scale, in_zp = fmt.state_scale, 0
     return layers, (float(x.args[1]), int(x.args[2])), batch_first

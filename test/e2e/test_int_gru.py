@@ -14,6 +14,7 @@ import torch
 
 import torch2tosa
 from torch2tosa import Torch2TosaError, examples, quant_gru, reference
+from torch2tosa import quant_math as qm
 from torch2tosa.examples import models
 
 SCHEMES = ["a8w8", "a16w8"]
@@ -91,8 +92,9 @@ def test_quantized_gru_configs_bit_exact_tosa_INT(config, scheme):
 
 
 # The bundled GRU examples (hidden 32, 20 steps; bidirectional, 2 layers, h0, batch 4, ...).
-A8W8_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major", "gru_batch4"]
-A16W8_EXAMPLES = A8W8_EXAMPLES + ["gru_h0"]
+A8W8_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major", "gru_batch4",
+                 "gru_h0"]
+A16W8_EXAMPLES = A8W8_EXAMPLES
 
 
 def _example(name, scheme, target="tosa-int", gru_form="unrolled", **build):
@@ -127,30 +129,35 @@ def test_gru_examples_a16w8_tosa_INT(name):
     assert min(snrs) >= MIN_SNR_DB["a16w8"], snrs
 
 
-def test_gru_h0_a8w8_loses_two_bits_to_a_wide_h0_tosa_INT():
-    """gru_h0 feeds h0 ~ N(0, 1): the state format must cover |h0| < 4 (scale 2^-5 instead of
-    2^-7), so a8w8 stays below 28 dB there; an h0 within [-1, 1] keeps the 2^-7 format."""
+def test_gru_h0_keeps_its_own_scale_tosa_INT():
+    """gru_h0 feeds h0 ~ N(0, 1): h0 keeps its own min/max scale, read by step 0 only, and the
+    states h_t (t >= 1) of both layers get a calibrated power of two, 2^-6 ([-2, 2): the
+    rare larger h_1 saturate), where one format covering h0 (2^-5) stayed below 28 dB. An h0
+    within [-1, 1] leaves the states at 2^-7."""
     compiled, quantized, inputs = _example("gru_h0", "a8w8")
-    (_, h0_spec), _ = compiled.io_quantization
-    assert h0_spec["scale"] == 2.0 ** -5
+    (_, h0_spec), out_specs = compiled.io_quantization
+    assert h0_spec["zero_point"] == 0
+    assert h0_spec["scale"] == pytest.approx(inputs[1].abs().max().item() / 127.5, rel=0.3)
+    assert [o["scale"] for o in out_specs] == [2.0 ** -6] * 2
     fresh = _fresh(inputs)
     _assert_bit_exact(compiled, quantized, fresh)
-    assert min(_snrs(compiled, fresh)) >= 20.0
+    assert min(_snrs(compiled, fresh)) >= MIN_SNR_DB["a8w8"]
     bounded = (inputs[0], torch.tanh(inputs[1]))
     model, _ = examples.get("gru_h0").build()
     calibration = [(x, torch.tanh(h)) for x, h in examples.get("gru_h0").calibration(inputs, 8)]
     quantized = torch2tosa.quantize(model, calibration, scheme="a8w8")
     compiled = torch2tosa.compile(quantized, bounded, target="tosa-int")
-    assert compiled.io_quantization[0][1]["scale"] == 2.0 ** -7
+    assert [o["scale"] for o in compiled.io_quantization[1]] == [2.0 ** -7] * 2
     fresh = (fresh[0], torch.tanh(fresh[1]))
     _assert_bit_exact(compiled, quantized, fresh)
     assert min(_snrs(compiled, fresh)) >= MIN_SNR_DB["a8w8"]
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("name,layers", [("gru", 1), ("gru_bidirectional", 2)])
+@pytest.mark.parametrize("name,layers", [("gru", 1), ("gru_bidirectional", 2), ("gru_h0", 2)])
 def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
-    """The slope between two sequence lengths, per layer (both directions together)."""
+    """The slope between two sequence lengths, per layer (both directions together); with h0,
+    step 0 (its own constants) costs one RESCALE more than a later step."""
     counts = []
     for seq in (4, 6):
         compiled, _, _ = _example(name, scheme, seq=seq)
@@ -158,6 +165,10 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
                                if k not in ("tosa.const", "tosa.const_shape")}))
     per_step = Counter({k: (counts[1][k] - counts[0][k]) // (2 * layers) for k in counts[1]})
     assert sum(per_step.values()) == OPS_PER_STEP[scheme] <= MAX_OPS_PER_STEP, per_step
+    if name == "gru_h0":  # RESCALEs beyond the slope, per layer: the input projection's and
+        # step 0's z h0 (h0 at its own scale), and nothing else
+        outside = counts[0]["tosa.rescale"] - 4 * layers * per_step["tosa.rescale"]
+        assert outside == 2 * layers, counts[0]
     # a8w8: sigmoid, tanh and 1 - sigmoid (products 3H wide); a16w8: zbar from the products
     assert per_step["tosa.table"] == {"a8w8": 3, "a16w8": 2}[scheme]
     assert per_step["tosa.conv2d"] == 1
@@ -168,6 +179,7 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
     ("gru", "a8w8", "ethos-u55-128"), ("gru_bidirectional", "a8w8", "ethos-u55-128"),
     ("gru", "a8w8", "ethos-u85-256"), ("gru_bidirectional", "a8w8", "ethos-u85-256"),
     ("gru", "a16w8", "ethos-u85-256"), ("gru_h0", "a16w8", "ethos-u85-256"),
+    ("gru_h0", "a8w8", "ethos-u55-128"), ("gru_h0", "a8w8", "ethos-u85-256"),
 ])
 def test_gru_examples_vela_tosa_INT(name, scheme, accelerator):
     compiled, _, _ = _example(name, scheme, target=accelerator)
@@ -176,7 +188,8 @@ def test_gru_examples_vela_tosa_INT(name, scheme, accelerator):
 
 
 @pytest.mark.parametrize("name,scheme", [("gru", "a8w8"), ("gru", "a16w8"),
-                                         ("gru_bidirectional", "a8w8"), ("gru_h0", "a16w8")])
+                                         ("gru_bidirectional", "a8w8"), ("gru_h0", "a16w8"),
+                                         ("gru_h0", "a8w8")])
 def test_gru_loop_form_vela_ethos_u85_tosa_INT(name, scheme):
     """gru_form='loop' on ethos-u85-256: one WHILE_LOOP per layer (EXT-CONTROLFLOW, gather and
     scatter on the NPU), 0 CPU operators; the graph does not grow with the sequence."""
@@ -286,11 +299,14 @@ def _cell_layers(quantized):
     (w_ih, s_ih), (w_hh, s_hh) = tensor(params[0]), tensor(params[1])
     biases = [tensor(b) for b in params[2:4] if b is not None] or [None, None]
     dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    (out,) = node.users  # quantize_per_tensor(h', state scale, 0, ...)
+    hx_scale = float(hx.args[1]) if hx.target is dq else None
     fmt = quant_gru.formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
-                            float(hx.args[1]) if hx.target is dq else None)
+                            None if hx_scale is None else float(out.args[1]))
     direction = quant_gru.DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
                                           w_hh.astype(np.int64), s_hh.astype(np.float64), *biases)
-    return [quant_gru.prepare_layer([direction], fmt, float(x.args[1]), int(x.args[2]))]
+    return [quant_gru.prepare_layer([direction], fmt, float(x.args[1]), int(x.args[2]),
+                                    h0_scale=hx_scale)]
 
 
 def _cell_case(scheme, with_h, batch, bias=True, target="tosa-int"):
@@ -330,6 +346,44 @@ def test_quantized_gru_cell_bit_exact_tosa_INT(with_h, batch, bias, scheme):
                                  codes[1][None] if with_h else None, batch_first=False)
     np.testing.assert_array_equal(got, h_n[0])
     assert min(_snrs(compiled, fresh)) >= MIN_SNR_DB[scheme]
+
+
+def test_quantized_gru_cell_wide_hx_narrow_state_a16w8_tosa_INT():
+    """z = sigmoid(20 x_0): calibrated with x_0 = -1 (z ~ 0, h' = n in [-1, 1]: the state
+    stays at 2^-15) and hx ~ N(0, 16), so hx's own scale is about 12 times the state's. On
+    x_0 = +1 (z ~ 1) h' = hx saturates, and z hx in (1 - z) n's product scale would wrap
+    int32: step 0 takes n at 2^(m-15), m > 0, and stays bit-exact."""
+    torch.manual_seed(3)
+    model = _Cell().eval()
+    with torch.no_grad():
+        for p in (model.cell.weight_ih, model.cell.weight_hh, model.cell.bias_ih,
+                  model.cell.bias_hh):
+            p[32:64] = 0.0
+        model.cell.weight_ih[32:64, 0] = 20.0
+    generator = torch.Generator().manual_seed(0)
+
+    def sample(x0):
+        x = torch.randn(2, 16, generator=generator)
+        x[:, 0] = x0
+        return x, torch.randn(2, 32, generator=generator) * 4
+
+    quantized = torch2tosa.quantize(model, [sample(-1.0) for _ in range(8)], scheme="a16w8")
+    compiled = torch2tosa.compile(quantized, sample(-1.0), target="tosa-int")
+    in_specs, (out_spec,) = compiled.io_quantization
+    assert out_spec["scale"] == 2.0 ** -15 and in_specs[1]["scale"] > 8 * 2.0 ** -15
+    (layer,) = _cell_layers(quantized)
+    plain = qm.rescale_params(2.0 ** -7)
+    assert layer.initial.n_out.shift[0] > plain.shift[0]  # n at 2^(m-15), m > 0
+    for x0 in (-1.0, 1.0):
+        fresh = sample(x0)
+        codes = [reference.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
+        (got,) = reference.run(compiled.flatbuffer, codes)
+        _, h_n = quant_gru.reference([layer], codes[0][None], codes[1][None],
+                                     batch_first=False)
+        np.testing.assert_array_equal(got, h_n[0])
+        if x0 > 0:  # h' = hx, |hx| > 1 for most: saturated
+            assert (np.abs(got.astype(np.int64)) >= 2 ** 15 - 1).mean() > 0.5
+    assert min(_snrs(compiled, sample(-1.0))) >= MIN_SNR_DB["a16w8"]
 
 
 @pytest.mark.parametrize("scheme,accelerator", [("a8w8", "ethos-u55-128"),

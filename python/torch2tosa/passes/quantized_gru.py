@@ -4,14 +4,15 @@ TosaQuantizer annotates the GRU as a whole, so convert_pt2e leaves it float betw
 quantize/dequantize ops:
 
     %x  = dequantize_per_tensor %xq (sx, zx)                 calibrated
-    %h0 = dequantize_per_tensor %h0q (2^-b, 0) | aten.zeros  fixed state format
+    %h0 = dequantize_per_tensor %h0q (s0, 0) | aten.zeros    calibrated, step 0 only
     %w  = dequantize_per_channel <int8 literal>, scales, axis 0     (weight_ih, weight_hh)
     %out, %hn = aten.gru.input(%x, %h0, [%w_ih, %w_hh, b_ih, b_hh, ...], ...)   float biases
-    quantize_per_tensor %out (2^-b, 0);  quantize_per_tensor %hn (2^-b, 0)
+    quantize_per_tensor %out (2^(k-b), 0);  quantize_per_tensor %hn (2^(k-b), 0)
+                                    the state format: k = 0 without h0, else calibrated
 
 The op is replaced by the integer recurrence (`quant_gru` formats, `quantized_gru_cell`
 steps, `recurrent_layer.run_layers`: every config), whose results come back as
-`dequantize_per_tensor(integer result, 2^-b, 0)`; convert-quantized-ops then folds the
+`dequantize_per_tensor(integer result, 2^(k-b), 0)`; convert-quantized-ops then folds the
 quantize that follows (same parameters) into the integer value. The dequantize ops that fed
 only the GRU are erased, so nothing float is left for verify-integer-graph.
 
@@ -80,22 +81,29 @@ def _initial_state(value, what: str, opname: str):
     return found
 
 
-def _state_format(scheme: str, h0_qp: QParams | None,
-                  opname: str = OPNAME) -> quant_gru.Formats:
-    """The state's format: 2^-b, or h0's power-of-two scale 2^(k-b) when h0 is given."""
+def _state_format(op, scheme: str, h0_qp: QParams | None,
+                  opname: str = OPNAME) -> tuple[quant_gru.Formats, float | None]:
+    """(the state's format, h0's scale or None): 2^-b without h0; with h0, the power of two
+    2^(k-b) its results are quantized at (calibrated), and h0 at its own scale."""
     if h0_qp is None:
-        return quant_gru.formats(scheme)
+        return quant_gru.formats(scheme), None
     bits = quant_gru.SCHEME_BITS[scheme]
     if h0_qp.int_type != f"i{bits}" or h0_qp.axis is not None or h0_qp.scalar_zero_point != 0:
         raise UnsupportedError(f"{opname}: h0 must be quantized per tensor as i{bits} with zero "
                                f"point 0 (the input's type), got {h0_qp.int_type} zero point "
                                f"{h0_qp.zero_point.ravel()[:1].tolist()}; quantize the model "
                                f"with torch2tosa.quantize")
+    scales = [qp.scalar_scale for r in op.results for use in r.uses
+              if use.owner.operation.name == QUANTIZE
+              and (qp := quantize_params(use.owner.operation)) is not None and qp.axis is None]
+    if not scales:
+        raise UnsupportedError(f"{opname}: no result is quantized, so the state's format is "
+                               f"unknown; quantize the model with torch2tosa.quantize")
     try:
-        return quant_gru.formats(scheme, h0_qp.scalar_scale)
+        return quant_gru.formats(scheme, scales[0]), h0_qp.scalar_scale
     except ValueError as e:
-        raise UnsupportedError(f"{opname}: h0: {e} (torch2tosa.quantize gives h0 such a scale)"
-                               ) from None
+        raise UnsupportedError(f"{opname}: result: {e} (torch2tosa.quantize gives the state "
+                               f"such a scale)") from None
 
 
 def _check_outputs(op, fmt: quant_gru.Formats, opname: str = OPNAME) -> None:
@@ -134,7 +142,7 @@ def _direction_params(values, has_biases: bool,
 
 
 def _dequantize(value: ir.Value, fmt: quant_gru.Formats) -> ir.Value:
-    """dequantize_per_tensor(value, 2^-b, 0): the integer result as PT2E's graph carries it."""
+    """dequantize_per_tensor(value, 2^(k-b), 0): the integer result as PT2E's graph carries it."""
     def i(v):
         return torch_d.ConstantIntOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)).result
 
@@ -173,7 +181,7 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
         raise UnsupportedError(f"{OPNAME}: the input must have a static shape")
     steps, batch = sequence_shape(x_type, cfg, OPNAME)
     h0_int, h0_qp = _initial_state(op.operands[1], "h0", OPNAME)
-    fmt = _state_format(scheme, h0_qp)
+    fmt, h0_scale = _state_format(op, scheme, h0_qp)
     _check_outputs(op, fmt)
     per = 4 if cfg.has_biases else 2
     values = param_values(op, OPNAME)
@@ -187,7 +195,7 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
         groups = [values[(layer * d + k) * per:(layer * d + k + 1) * per] for k in range(d)]
         layers.append(quant_gru.prepare_layer(
             [_direction_params(g, cfg.has_biases) for g in groups], fmt, in_scale, in_zp,
-            f"{OPNAME} layer {layer}"))
+            f"{OPNAME} layer {layer}", h0_scale))
         in_scale, in_zp = fmt.state_scale, 0  # later layers read the previous layer's h
 
     def layer(i):
@@ -237,7 +245,7 @@ def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
     if batch == 0:
         raise UnsupportedError(f"{opname}: an empty batch is not supported")
     hx_int, hx_qp = _initial_state(op.operands[1], "hx", opname)
-    fmt = _state_format(scheme, hx_qp, opname)
+    fmt, hx_scale = _state_format(op, scheme, hx_qp, opname)
     _check_outputs(op, fmt, opname)
     biases = [v for v in op.operands[4:6] if not is_none(v)]
     if len(biases) == 1:
@@ -245,7 +253,7 @@ def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
     has_biases = len(biases) == 2
     params = _direction_params(list(op.operands[2:4]) + biases, has_biases, opname)
     layer0 = quant_gru.prepare_layer([params], fmt, x_qp.scalar_scale, x_qp.scalar_zero_point,
-                                     opname)
+                                     opname, hx_scale)
     cfg = RecurrentConfig(has_biases=has_biases, num_layers=1, dropout=0.0, train=False,
                           bidirectional=False, batch_first=False)
     hidden = layer0.hidden

@@ -85,8 +85,6 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
     acc_elem = tb.accumulator_type(act_elem)
     conv = quant_gru.uses_conv(d, batch)
     reps = d if batch == 1 else 1  # block-diagonal CONV2D: the directions' channels side by side
-    gh_rescale_tiled = qm.Rescale(np.tile(c.gh_rescale.multiplier, reps),
-                                  np.tile(c.gh_rescale.shift, reps), c.gh_rescale.scale32)
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
         """GI = RESCALE_c(CONV2D(x - zx, W_ih) + B): int32 [rows, T, GH] at scale S."""
@@ -118,36 +116,44 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             recurrent_bias=None if bias is None else tb.const(bias, i32),
             recurrent_bias_n=bias_n)
 
-    def recurrent(h: ir.Value, k: QuantizedGruConstants) -> ir.Value:
-        """gh = RESCALE_c(h W_hh (+ b_hn)) (+ b_hn): int32 [rows, 1, GH] at scale S."""
+    def tiled(r: qm.Rescale) -> qm.Rescale:
+        return qm.Rescale(np.tile(r.multiplier, reps), np.tile(r.shift, reps), r.scale32)
+
+    def recurrent(h: ir.Value, k: QuantizedGruConstants, rescale: qm.Rescale = c.gh_rescale,
+                  conv_bias: ir.Value | None = None) -> ir.Value:
+        """gh = RESCALE_c(h W_hh (+ b_hn)) (+ b_hn): int32 [rows, 1, GH] at scale S
+        (`rescale`, `conv_bias`: step 0's, for h0 at its own scale)."""
         shape = tb.shape_of(h)
         if not conv:
-            gh = _rescale(tb.matmul(h, k.w_hh), c.gh_rescale, I32)
+            gh = _rescale(tb.matmul(h, k.w_hh), rescale, I32)
             return gh if k.recurrent_bias is None else tb.add(gh, k.recurrent_bias)
         # rows (direction-major) side by side: d*H channels for batch 1, or B pixels for D = 1
         pixels = batch if d == 1 else 1
         x = tb.reshape(h, [1, 1, pixels, d * batch * hidden // pixels])
-        gh = _rescale(tosa_conv(x, k), gh_rescale_tiled, I32)  # D*GH channels
+        acc = tb.conv2d(x, k.w_hh, k.conv_bias if conv_bias is None else conv_bias,
+                        pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1], out_hw=[1, pixels])
+        gh = _rescale(acc, tiled(rescale), I32)  # D*GH channels
         return tb.reshape(gh, shape[:-1] + [width])
 
-    def tosa_conv(x: ir.Value, k: QuantizedGruConstants) -> ir.Value:
-        return tb.conv2d(x, k.w_hh, k.conv_bias, pad=[0, 0, 0, 0], stride=[1, 1],
-                         dilation=[1, 1], out_hw=[1, tb.shape_of(x)[2]])
-
-    def table(x: ir.Value, values: np.ndarray) -> tuple[ir.Value, ir.Value]:
-        """(the TABLE's result, the gate in the activation type at 2^-b)."""
+    def table(x: ir.Value, values: np.ndarray,
+              gate_out: qm.Rescale = c.gate_out) -> tuple[ir.Value, ir.Value]:
+        """(the TABLE's result, the gate in the activation type at 2^-b; int16: at 2^-b over
+        `gate_out`'s ratio to 2^-7)."""
         if fmt.bits == 8:
             y = tb.table(x, values, act_elem)
             return y, y
         y = tb.table(x, values, tb.int_type(I32))  # int32, 7 fractional bits more
-        return y, _rescale(y, c.gate_out, fmt.bits)
+        return y, _rescale(y, gate_out, fmt.bits)
 
-    def step(gi_t: ir.Value, states: States, k: QuantizedGruConstants, hidden_: int) -> States:
+    def step(gi_t: ir.Value, states: States, k: QuantizedGruConstants, hidden_: int,
+             first: quant_gru.InitialStep | None = None) -> States:
+        """One step; with `first`, h is h0 at its own scale (step 0)."""
         (h,) = states
         if h is None:
             gh_n, pre = k.recurrent_bias_n, gi_t
         else:
-            gh = recurrent(h, k)
+            gh = recurrent(h, k) if first is None else recurrent(
+                h, k, first.gh_rescale, initial_conv_bias(first))
             gh_n, pre = _gate(gh, 2, hidden), tb.add(gi_t, gh)
         sig_in = _rescale(pre, c.sigmoid_in, fmt.bits)
         sig_raw, sig = table(sig_in, c.sigmoid_table)
@@ -156,17 +162,34 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             r = _gate(sig_raw, 0, hidden)
             r32 = r if fmt.bits == 16 else _rescale(r, _IDENTITY, I32)
             pre_n = tb.add(pre_n, tb.mul(r32, gh_n, fmt.gate_shift))
-        _, n = table(_rescale(pre_n, c.tanh_in, fmt.bits), c.tanh_table)
+        # step 0 from h0 (a16w8): n at 2^(k-b+m), so that the sum below fits int32
+        _, n = table(_rescale(pre_n, c.tanh_in, fmt.bits), c.tanh_table,
+                     c.gate_out if first is None else first.n_out)
         if fmt.gates == 4:
             zbar = _gate(sig, 3, hidden)
         else:  # 1 - z = sigmoid(-x) on z's input x
             zbar = tb.table(_gate(sig_in, 1, hidden), c.zbar_table, act_elem)
         acc = tb.mul(zbar, n)  # (1 - z) n
         if h is not None:
-            acc = tb.add(tb.mul(_gate(sig, 1, hidden), h), acc)  # + z h
-        return (_rescale(acc, c.out, fmt.bits),)
+            zh = tb.mul(_gate(sig, 1, hidden), h)  # z h
+            if first is not None:  # 2^-b s0 -> zbar n's scale
+                zh = _rescale(zh, first.zh_rescale, I32)
+            acc = tb.add(zh, acc)
+        return (_rescale(acc, c.out if first is None else first.out, fmt.bits),)
 
-    return Cell("gru_int", fmt.gates, ("h",), _no_relayout, constants, step, project)
+    def initial_conv_bias(first: quant_gru.InitialStep) -> ir.Value | None:
+        """Step 0's CONV2D bias: b_hn at h0's scale (zeros without biases)."""
+        if not conv:
+            return None
+        bias = first.recurrent_bias_acc
+        return tb.const(np.zeros(d * width, np.int64) if bias is None else bias.reshape(-1),
+                        acc_elem)
+
+    def first_step(gi_t, states, k, hidden_):
+        return step(gi_t, states, k, hidden_, c.initial)
+
+    return Cell("gru_int", fmt.gates, ("h",), _no_relayout, constants, step, project,
+                first_step=first_step if c.initial is not None else None)
 
 
 def _no_relayout(params, hidden):

@@ -27,8 +27,9 @@ and takes the counter as the indices. `cond` and `body` are isolated from above,
 the TOSA serializer requires: GI travels as a loop-carried value and every
 constant (weights, shapes, zero points) is declared inside the region that
 uses it. A known-zero initial state peels step 0 out of the loop (no recurrent
-matmul for it, as in the unrolled form). The output buffer starts as a tiled
-[D, B, P] zero constant, so the flatbuffer holds no T-sized constant.
+matmul for it, as in the unrolled form), and so does a cell's own `first_step`.
+The output buffer starts as a tiled [D, B, P] zero constant, so the flatbuffer
+holds no T-sized constant.
 """
 
 from __future__ import annotations
@@ -113,14 +114,16 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     dirs = tb.shape_of(gi)[0]
     states0 = carry_in(states0, weights)
     if layout.steps == 1:  # a single step needs no loop
-        states1 = cell.step(gi, states0, cell.constants(weights), weights.hidden)
+        states1 = cell.step_at(0, states0)(gi, states0, cell.constants(weights), weights.hidden)
         return carry_out(states1[0], states1, weights)
     gi_is_out = weights.gate_width == weights.carried_width
     out = None if gi_is_out else _zero_buffer(dirs, layout, weights.carried_width, weights.elem)
     first_step = 0
-    if any(s is None for s in states0):  # peel the zero-state step: no recurrent matmul for it
+    step0 = cell.step_at(0, states0)
+    # peel the zero-state step (no recurrent matmul for it) or a step 0 of its own
+    if any(s is None for s in states0) or step0 is not cell.step:
         idx0 = _indices(_row_const(dirs, layout, 0, _counter_elem(weights)))
-        states0 = cell.step(_gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
+        states0 = step0(_gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
         if gi_is_out:
             gi = _scatter(gi, idx0, states0[0])
         else:

@@ -1,7 +1,8 @@
 """`quantize(model, calibration, scheme)`: post-training quantization with torchao's PT2E.
 
 export (non-strict, as the compiler does) -> prepare_pt2e(TosaQuantizer) -> run every
-calibration item -> convert_pt2e. The result is a GraphModule of float ops between
+calibration item (a GRU with h0 shows every layer's states to its observer:
+gru_calibration) -> convert_pt2e. The result is a GraphModule of float ops between
 quantized_decomposed quantize/dequantize ops, with the weights already int8 constants,
 which the importer turns into torch-dialect MLIR for the INT lowering.
 
@@ -21,6 +22,7 @@ from ..compiler import FLOAT_MODEL_META, example_input_tuple
 from ..diagnostics import Torch2TosaError
 from ..importer import export
 from ._quiet import torchao_quiet
+from .gru_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
@@ -55,7 +57,7 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
         with torch.no_grad():
             for i, item in enumerate(items):
                 try:
-                    prepared(*item)
+                    calibrate(prepared, item)
                 except Exception as e:
                     shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor)
                                        else type(t).__name__ for t in item)

@@ -30,9 +30,10 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (`Scheme.state`: int8 scale 2^-7 / int16 2^-15, zero
                                   point 0), weights int8 per output channel; biases stay
                                   float (the lowering folds them into int32). A zero h0
-                                  (aten.zeros) is left alone; a given h0 gets a power-of-two
-                                  scale covering [-1, 1] and its range (StateObserver),
-                                  which the outputs share.
+                                  (aten.zeros) is left alone; a given h0 gets its own
+                                  symmetric min/max scale (step 0 reads it), and the
+                                  outputs a calibrated power of two (StateObserver, over
+                                  every layer's states: gru_calibration), shared.
   gru_cell (aten.gru_cell)        the same, for one step: x act, hx (unless a zero fill)
                                   and h' the state format, weights int8 per channel.
 
@@ -163,16 +164,19 @@ class TosaQuantizer(Quantizer):
         state = self.scheme.state
         inputs = {x: self.scheme.activation}
         if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
-            inputs[hx] = self.scheme.state_observed
-            state = SharedQuantizationSpec((hx, node))
+            inputs[hx] = self.scheme.initial_state
+            state = self.scheme.state_observed
         per_group = 4 if has_biases else 2
         for i, w in enumerate(params):
             if i % per_group < 2 and isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
         _annotate(node, inputs, None)
-        for user in node.users:
-            if user.target is operator.getitem and _is_float(user):
-                _annotate(user, {}, state)
+        # (output, h_n): states of one recurrence, so one observer for both
+        results = sorted((u for u in node.users if u.target is operator.getitem
+                          and _is_float(u)), key=lambda u: u.args[1])
+        for i, user in enumerate(results):
+            shared = i > 0 and state is self.scheme.state_observed
+            _annotate(user, {}, SharedQuantizationSpec(results[0]) if shared else state)
 
     def _annotate_gru_cell(self, node: Node) -> None:
         """aten.gru_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h': as aten.gru.input with one
@@ -184,8 +188,8 @@ class TosaQuantizer(Quantizer):
         state = self.scheme.state
         inputs = {x: self.scheme.activation}
         if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
-            inputs[hx] = self.scheme.state_observed
-            state = SharedQuantizationSpec((hx, node))
+            inputs[hx] = self.scheme.initial_state
+            state = self.scheme.state_observed
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)

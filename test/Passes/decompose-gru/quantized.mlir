@@ -93,3 +93,69 @@ func.func @gru_a8w8(%arg0: !torch.vtensor<[1,2,2],si8>) -> (!torch.vtensor<[1,2,
   %q1 = torch.quantized_decomposed.quantize_per_tensor %0#1, %sh, %int0, %int-128, %int127, %int1 : !torch.vtensor<[1,1,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,2],si8>
   return %q0, %q1 : !torch.vtensor<[1,2,2],si8>, !torch.vtensor<[1,1,2],si8>
 }
+
+// -----
+
+// COM: The same GRU with h0 given at its own scale s0 = 0.75 * 2^-5 (= 3 * 2^-7), the state
+// COM: at 2^-7 (k = 0). Step 0 reads h0 with its own constants, one op more than step 1:
+// COM:   recurrent RESCALE  s0 * 2^-7 / S = 12      multiplier 0.75 * 2^31, shift 27
+// COM:   b_hn at s0 * 2^-7: 0.25 / (3 * 2^-14) = 1365.33 -> 1365
+// COM:   z h0 (2^-7 s0) -> zbar n's scale (2^-14): 3   multiplier 0.75 * 2^31, shift 29
+// COM: Step 1 reads h_1 in the state format: the constants of the zero-h0 case above.
+// CHECK-LABEL: func.func @gru_h0_a8w8
+// CHECK-DAG:     %[[M3:.*]] = "tosa.const"() <{values = dense<1610612736> : tensor<1xi32>}>
+// CHECK-DAG:     %[[M30:.*]] = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}>
+// CHECK-DAG:     %[[SH27:.*]] = "tosa.const"() <{values = dense<27> : tensor<1xi8>}>
+// CHECK-DAG:     %[[SH28:.*]] = "tosa.const"() <{values = dense<28> : tensor<1xi8>}>
+// CHECK-DAG:     %[[SH29:.*]] = "tosa.const"() <{values = dense<29> : tensor<1xi8>}>
+// CHECK-DAG:     %[[SH37:.*]] = "tosa.const"() <{values = dense<37> : tensor<1xi8>}>
+// CHECK-DAG:     %[[BHN0:.*]] = "tosa.const"() <{values = dense<[0, 0, 0, 0, 1365, 1365]> : tensor<6xi32>}>
+// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096]> : tensor<6xi32>}>
+// CHECK-DAG:     %[[W:.*]] = "tosa.const"() <{values = dense<{{\[}}[{{\[}}[127, -64]]], {{.*}}> : tensor<6x1x1x2xi8>}>
+// CHECK:         %[[H0:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[1,1,2],si8> -> tensor<1x1x2xi8>
+// CHECK:         tosa.conv2d {{.*}} -> tensor<1x1x2x6xi32>
+// CHECK:         %[[H0R:.*]] = tosa.reshape %[[H0]]
+// CHECK:         %[[ACC0:.*]] = tosa.conv2d %[[H0R]], %[[W]], %[[BHN0]], {{.*}} -> tensor<1x1x1x6xi32>
+// CHECK:         tosa.rescale %[[ACC0]], %[[M3]], %[[SH27]], {{.*}} -> tensor<1x1x1x6xi32>
+// CHECK:         %[[ZH0:.*]] = tosa.mul {{.*}}, %[[H0]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         %[[ZH0S:.*]] = tosa.rescale %[[ZH0]], %[[M3]], %[[SH29]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         %[[SUM0:.*]] = tosa.add %[[ZH0S]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         %[[H1:.*]] = tosa.rescale %[[SUM0]], %[[M30]], %[[SH37]], {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         %[[H1R:.*]] = tosa.reshape %[[H1]]
+// CHECK:         %[[ACC1:.*]] = tosa.conv2d %[[H1R]], %[[W]], %[[BHN]], {{.*}} -> tensor<1x1x1x6xi32>
+// CHECK:         tosa.rescale %[[ACC1]], %[[M30]], %[[SH28]], {{.*}} -> tensor<1x1x1x6xi32>
+// CHECK:         %[[ZH1:.*]] = tosa.mul {{.*}}, %[[H1]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK-NOT:     tosa.rescale
+// CHECK:         %[[SUM1:.*]] = tosa.add %[[ZH1]], {{.*}} -> tensor<1x1x2xi32>
+// CHECK:         %[[H2:.*]] = tosa.rescale %[[SUM1]], %[[M30]], %[[SH37]], {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         tosa.concat %[[H1]], %[[H2]]
+// CHECK-NOT:     torch.aten.gru.input
+func.func @gru_h0_a8w8(%arg0: !torch.vtensor<[1,2,2],si8>, %arg1: !torch.vtensor<[1,1,2],si8>) -> (!torch.vtensor<[1,2,2],si8>, !torch.vtensor<[1,1,2],si8>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int-127 = torch.constant.int -127
+  %int127 = torch.constant.int 127
+  %int-128 = torch.constant.int -128
+  %none = torch.constant.none
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %float0 = torch.constant.float 0.000000e+00
+  %sx = torch.constant.float 3.125000e-02
+  %sh = torch.constant.float 7.812500e-03
+  %x = torch.quantized_decomposed.dequantize_per_tensor %arg0, %sx, %int3, %int-128, %int127, %int1, %none : !torch.vtensor<[1,2,2],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,2,2],f32>
+  %wq = torch.vtensor.literal(dense<[[127, -64], [127, -64], [127, -64], [127, -64], [127, -64], [127, -64]]> : tensor<6x2xi8>) : !torch.vtensor<[6,2],si8>
+  %ws = torch.vtensor.literal(dense<7.812500e-03> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %wz = torch.vtensor.literal(dense<0> : tensor<6xi64>) : !torch.vtensor<[6],si64>
+  %w_ih = torch.quantized_decomposed.dequantize_per_channel %wq, %ws, %wz, %int0, %int-127, %int127, %int1, %none : !torch.vtensor<[6,2],si8>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],si64>, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[6,2],f32>
+  %w_hh = torch.quantized_decomposed.dequantize_per_channel %wq, %ws, %wz, %int0, %int-127, %int127, %int1, %none : !torch.vtensor<[6,2],si8>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],si64>, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[6,2],f32>
+  %b = torch.vtensor.literal(dense<2.500000e-01> : tensor<6xf32>) : !torch.vtensor<[6],f32>
+  %s0 = torch.constant.float 2.343750e-02
+  %h0 = torch.quantized_decomposed.dequantize_per_tensor %arg1, %s0, %int0, %int-128, %int127, %int1, %none : !torch.vtensor<[1,1,2],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,1,2],f32>
+  %params = torch.prim.ListConstruct %w_ih, %w_hh, %b, %b : (!torch.vtensor<[6,2],f32>, !torch.vtensor<[6,2],f32>, !torch.vtensor<[6],f32>, !torch.vtensor<[6],f32>) -> !torch.list<vtensor>
+  %0:2 = torch.operator "torch.aten.gru.input"(%x, %h0, %params, %true, %int1, %float0, %false, %false, %true) : (!torch.vtensor<[1,2,2],f32>, !torch.vtensor<[1,1,2],f32>, !torch.list<vtensor>, !torch.bool, !torch.int, !torch.float, !torch.bool, !torch.bool, !torch.bool) -> (!torch.vtensor<[1,2,2],f32>, !torch.vtensor<[1,1,2],f32>)
+  %q0 = torch.quantized_decomposed.quantize_per_tensor %0#0, %sh, %int0, %int-128, %int127, %int1 : !torch.vtensor<[1,2,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,2,2],si8>
+  %q1 = torch.quantized_decomposed.quantize_per_tensor %0#1, %sh, %int0, %int-128, %int127, %int1 : !torch.vtensor<[1,1,2],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,2],si8>
+  return %q0, %q1 : !torch.vtensor<[1,2,2],si8>, !torch.vtensor<[1,1,2],si8>
+}
