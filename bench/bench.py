@@ -18,7 +18,8 @@ size, compile time (export + import + pipeline), reference-model run time
 IREE (torch2tosa.iree_cpu) is the second runtime: each compiler's module, in the
 generic op form, compiled by iree-compile for llvm-cpu (the host CPU); its static
 dispatch and executable counts, and its latency on one thread (the local-sync
-driver, median of many runs after a warm-up), with max abs error against PyTorch.
+driver, median of many runs; both compilers' modules timed in turns in one process,
+so a change in machine load hits both alike), with max abs error against PyTorch.
 
 The INT section (bench_int.py) quantizes the Conv1d examples (a8w8, PT2E), compiles
 them to integer TOSA and runs Vela for Ethos-U55 and Ethos-U85: op counts (RESCALE,
@@ -53,8 +54,8 @@ from torch2tosa.examples import models
 
 import bench_int
 import bench_published
-from harness import (TIMEOUT_S, Target, cell_error, check, failure, fmt, isolated, measure_iree,
-                     no_result, short_error, targets_text)
+from harness import (TIMEOUT_S, Target, cell_error, check, compile_iree, failure, fmt, isolated,
+                     no_result, short_error, targets_text, time_iree)
 
 warnings.filterwarnings("ignore")
 
@@ -196,13 +197,18 @@ def transposes_after_last_conv(module) -> int | None:
     return after[:after.index("tosa.matmul")].count("tosa.transpose")
 
 
-def measure_iree_of(compiler: Compiler, model, inputs) -> dict:
-    """compiler's module through IREE (harness.measure_iree)."""
+def compile_iree_of(compiler: Compiler, model, inputs) -> dict:
+    """compiler's module through IREE (harness.compile_iree; latency by time_iree_of)."""
     module = compiler(model, inputs)[0]
     arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
     with torch.no_grad():
         expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
-    return measure_iree(module, arrays, expected)
+    return compile_iree(module, arrays, expected)
+
+
+def time_iree_of(rows: dict[str, dict], inputs) -> dict[str, float]:
+    """Every compiler's IREE latency, timed in turns (harness.time_iree)."""
+    return time_iree(rows, reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)]))
 
 
 IREE_TIMEOUT_S = 300  # iree-compile of torch-mlir's gru_deepfilternet (2.5k ops) is the longest
@@ -234,15 +240,31 @@ def bench_example(example: examples.Example) -> dict:
             m.ops_per_step = isolated(ops_per_step, compiler, example)
         row[label] = asdict(m)
         progress(f"{example.name:<20} {label:<10}", m)
-        iree = (isolated(measure_iree_of, compiler, model, inputs, timeout=IREE_TIMEOUT_S)
-                or {"error": no_result(IREE_TIMEOUT_S)})
-        row[label]["iree"] = iree
-        print(f"  {example.name:<20} {label:<10} IREE: " + (iree["error"] or (
-            f"{iree['dispatches']} dispatches, {iree['executables']} executables, "
-            f"{iree['latency_s'] * 1e3:.3f}ms")), file=sys.stderr, flush=True)
+        row[label]["iree"] = (isolated(compile_iree_of, compiler, model, inputs,
+                                       timeout=IREE_TIMEOUT_S)
+                              or {"error": no_result(IREE_TIMEOUT_S)})
+    iree_latencies(row, example)
     row["ratios"] = ratios(row["ours"], row["torch-mlir"])
     row["iree_ratios"] = iree_ratios(row["ours"]["iree"], row["torch-mlir"]["iree"])
     return row
+
+
+def iree_latencies(row: dict, example: examples.Example) -> None:
+    """Times every compiler's IREE module in turns in one child process and moves the
+    compiled modules out of the row (they are not results)."""
+    iree = {label: row[label]["iree"] for label in COMPILERS}
+    compiled = {label: r for label, r in iree.items() if r.get("vmfb") is not None}
+    latencies = (isolated(time_iree_of, compiled, example.build()[1], timeout=IREE_TIMEOUT_S)
+                 if compiled else {})
+    for label, r in iree.items():
+        if r.pop("vmfb", None) is not None:
+            if latencies is None:
+                r["error"] = no_result(IREE_TIMEOUT_S)
+            else:
+                r["latency_s"] = latencies[label]
+        print(f"  {example.name:<20} {label:<10} IREE: " + (r["error"] or (
+            f"{r['dispatches']} dispatches, {r['executables']} executables, "
+            f"{r['latency_s'] * 1e3:.3f}ms")), file=sys.stderr, flush=True)
 
 
 def iree_ratios(a: dict, b: dict) -> dict:

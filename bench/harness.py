@@ -97,21 +97,34 @@ def cell_error(error: str) -> str:
 # --- IREE (a second runtime) ----------------------------------------------------------------
 
 
-def measure_iree(module, arrays, expected) -> dict:
+def compile_iree(module, arrays, expected) -> dict:
     """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.iree_cpu):
-    static dispatches and executables, median latency on one thread, max abs error
-    against `expected`. A failure is the row's "error", not a crash."""
+    static dispatches and executables, max abs error against `expected`, and the compiled
+    module ("vmfb") for `time_iree` to fill in "latency_s". A failure is the row's "error",
+    not a crash."""
     from torch2tosa import compiler, iree_cpu, reference
 
     row = {"dispatches": None, "executables": None, "copies": None, "latency_s": None,
-           "max_abs_error": None, "error": None}
+           "max_abs_error": None, "error": None, "vmfb": None}
     try:
         vmfb, stats = iree_cpu.compile_llvm_cpu(compiler.generic_asm(module))
         row.update(dispatches=stats.dispatches, executables=stats.executables, copies=stats.copies)
-        runner = iree_cpu.Runner(vmfb)
-        actual = runner.call("main", arrays)
+        actual = iree_cpu.Runner(vmfb).call("main", arrays)
         row["max_abs_error"] = max(c.max_abs_error for c in reference.compare(actual, expected))
-        row["latency_s"] = runner.median_latency("main", arrays)
+        row["vmfb"] = vmfb
     except Exception as e:
         row["error"] = failure(e)
     return row
+
+
+def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
+    """label -> median latency (s, one thread) of every row `compile_iree` compiled, all
+    timed in turns in this one process (iree_cpu.median_latencies). Timed one after the
+    other, each in its own process, they saw different loads of the shared machine: the
+    same module measured twice that way came out 0.33x to 0.87x (gru_deepfilternet, load
+    ~6); timed in turns, 0.97x to 1.02x."""
+    from torch2tosa import iree_cpu
+
+    runners = {label: iree_cpu.Runner(row["vmfb"]) for label, row in rows.items()
+               if row.get("vmfb") is not None}
+    return iree_cpu.median_latencies(runners, "main", arrays)

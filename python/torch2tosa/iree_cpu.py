@@ -8,6 +8,7 @@ host CPU:
 
     vmfb, stats = compile_llvm_cpu(compiled.generic_mlir)
     outputs = Runner(vmfb).call("main", arrays)      # one thread (the local-sync driver)
+    median_latencies({"a": Runner(vmfb), "b": Runner(other)}, "main", arrays)  # timed in turns
 
 `Statistics.dispatches` is IREE's static count of dispatch ops in the program (a loop
 body counts once, whatever its trip count); `executables` the distinct kernels they
@@ -22,7 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -91,15 +92,31 @@ class Runner:
             results = [results]
         return [np.asarray(r.to_host()) for r in results]
 
-    def median_latency(self, function: str, inputs: Sequence[np.ndarray], *,
-                       budget_s: float = 1.0, min_runs: int = 10, max_runs: int = 1000) -> float:
-        """Median seconds of one call (outputs copied to the host), after one untimed warm-up:
-        repeated until `budget_s` is spent, between `min_runs` and `max_runs` times."""
-        arrays = [np.ascontiguousarray(a) for a in inputs]
-        self.call(function, arrays)
-        times: list[float] = []
-        while len(times) < min_runs or (len(times) < max_runs and sum(times) < budget_s):
-            start = time.perf_counter()
-            self.call(function, arrays)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+
+def median_latencies(runners: Mapping[str, Runner], function: str, inputs: Sequence[np.ndarray],
+                     *, budget_s: float = 2.0, min_runs: int = 10, max_runs: int = 1000,
+                     block: int = 5) -> dict[str, float]:
+    """Median seconds of one call (outputs copied to the host) of each runner, timed in
+    turns: every runner in its turn makes one untimed call (its weights back in the cache
+    after the others ran) and then `block` timed ones. Turns go round until every runner
+    has `min_runs` timings and then until `budget_s` (all runners together) is spent or
+    one has `max_runs`. Timed one after the other instead, a change in the machine's load
+    during the measurement (other processes on a shared machine) lands on one runner only
+    and skews their ratio; in turns it lands on all of them alike."""
+    arrays = [np.ascontiguousarray(a) for a in inputs]
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    spent = 0.0
+
+    def more() -> bool:
+        counts = [len(t) for t in times.values()]
+        return min(counts) < min_runs or (max(counts) < max_runs and spent < budget_s)
+
+    while runners and more():
+        for name, runner in runners.items():
+            runner.call(function, arrays)
+            for _ in range(block):
+                start = time.perf_counter()
+                runner.call(function, arrays)
+                times[name].append(time.perf_counter() - start)
+                spent += times[name][-1]
+    return {name: statistics.median(t) for name, t in times.items()}

@@ -1,0 +1,53 @@
+"""iree_cpu.median_latencies: modules compared by latency are timed in turns, so a change
+in machine load during the measurement lands on all of them alike. Fake runners record
+the calls (no IREE needed); the tests check the order and counts, never a duration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch2tosa import iree_cpu
+
+
+class FakeRunner:
+    def __init__(self, name: str, log: list[str]):
+        self.name, self.log = name, log
+
+    def call(self, function: str, inputs) -> list[np.ndarray]:
+        assert function == "main"
+        self.log.append(self.name)
+        return [np.asarray(inputs[0])]
+
+
+def runners(log: list[str], names=("ours", "peer")) -> dict[str, FakeRunner]:
+    return {name: FakeRunner(name, log) for name in names}
+
+
+def test_median_latencies_times_runners_in_turns():
+    log: list[str] = []
+    result = iree_cpu.median_latencies(runners(log), "main", [np.zeros(2)], budget_s=0,
+                                       min_runs=4, max_runs=100, block=2)
+    assert set(result) == {"ours", "peer"}
+    assert all(v >= 0 for v in result.values())
+    # each turn: one untimed call, then `block` timed ones; turns alternate until min_runs
+    assert log == ["ours"] * 3 + ["peer"] * 3 + ["ours"] * 3 + ["peer"] * 3
+
+
+def test_median_latencies_stops_at_max_runs():
+    log: list[str] = []
+    iree_cpu.median_latencies(runners(log, ("a", "b", "c")), "main", [np.zeros(1)],
+                              budget_s=1e9, min_runs=1, max_runs=6, block=3)
+    assert [log.count(n) for n in "abc"] == [8, 8, 8]  # 2 turns of 1 + 3 calls each
+
+
+def test_median_latencies_of_no_runner_is_empty():
+    assert iree_cpu.median_latencies({}, "main", [np.zeros(1)]) == {}
+
+
+@pytest.mark.parametrize("block", [1, 5])
+def test_median_latencies_gives_every_runner_the_same_number_of_timings(block):
+    log: list[str] = []
+    iree_cpu.median_latencies(runners(log), "main", [np.zeros(1)], budget_s=0.001,
+                              min_runs=3, max_runs=1000, block=block)
+    assert log.count("ours") == log.count("peer")
