@@ -13,28 +13,31 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
   `b_ir + b_hr` and `b_iz + b_hz` are folded into one input bias, and only
   `b_hn` stays on the recurrent side (r scales it).
 * The input projection of every timestep is hoisted into one `matmul` per
-  layer: GI = X W_ih^T + b, shape [D, T*B, G*H] (GRU_GATES: [3, T*B, D*H+1]).
+  layer: GI = X W_ih^T + b, shape [D, T*B, G*H] (GRU_GATES: [3, T*B, D*H]).
 * The batch is the matmul's row axis: every weight is held once, whatever the
   batch. The backward direction reads a time-reversed copy of its input (one
   `tosa.reverse` per layer), so both directions take the same step slice.
-* T >= 8 (`recurrent_cells.GRU_GATES`, the floor): 13 ops per step, with or without
-  biases, for one direction or both. The state is carried as three copies, one per
-  gate, on the matmul batch axis: S = (h, h, h) [3, B, W]. One batched matmul gives
-  (gh_r, gh_z, gh_n) on that axis, gi_t is (gi_r, gi_z, gi_n) [3, B, W], and the
-  gates r = sigmoid(.)[0], z = sigmoid(.)[1] and n broadcast over the copies, so
-  no operand needs a slice just to line up with another: slice GI, matmul, add,
-  sigmoid, slice r, slice z, r*gh, +gi, slice n, tanh, S-n, z*(S-n), +n. b_hn rides
-  on a constant-1 column of h (W = H+1; copy n's weight has b_hn as its last row).
-  Both directions are one recurrence of 2H channels with block-diagonal weights (x
-  and its reverse concatenated on features), since the batch axis holds the gates.
-  Costs: x tiled once per gate (one op per layer), the elementwise update on three
-  copies, and block-diagonal zeros (2x the recurrent MACs) for two directions.
-* 3 <= T < 8 with biases (`recurrent_cells.GRU_FLOOR`): the directions on the matmul
+* From a few steps on (`recurrent_cells.GRU_GATES`, `GATES_MIN_STEPS`): 13 ops per
+  step without biases, 14 with, for one direction or both. The state is carried as
+  three copies, one per gate, on the matmul batch axis: S = (h, h, h) [3, B, C]. One
+  batched matmul gives (gh_r, gh_z, gh_n) on that axis, gi_t is (gi_r, gi_z, gi_n)
+  [3, B, C], and the gates r = sigmoid(.)[0], z = sigmoid(.)[1] and n broadcast over
+  the copies, so no operand needs a slice just to line up with another: slice GI,
+  matmul, [+ (0, 0, b_hn)], add, sigmoid, slice r, slice z, r*gh, +gi, slice n, tanh,
+  S-n, z*(S-n), +n. Both directions are one recurrence of C = 2H channels with
+  block-diagonal weights (x and its reverse concatenated on features), since the
+  batch axis holds the gates. Costs: x tiled once per gate (one op per layer), the
+  update on three copies, and block-diagonal zeros (2x the recurrent MACs) for two
+  directions.
+* Why b_hn keeps its add: a constant-1 column carried after h would let the matmul add
+  b_hn (13 ops with biases), but every width then is odd (C+1): IREE's CPU backend picks
+  vector widths that divide a static dimension exactly, so 3H+1 or H+1 columns run
+  scalar code (a DeepFilterNet-sized GRU 13x slower than torch-mlir's), and padding the
+  column to an aligned width still cost 2x there. The add costs one op per step.
+* Short layers and aten.gru_cell (`recurrent_cells.GRU`): the directions on the matmul
   batch axis, two recurrent matmuls per step (r/z, zero-padded to GI's width so
-  gi_t + gh_rz needs no slice of the n third; and n, which carries b_hn through a
-  constant-1 column of h [D, B, H+1]): 14 ops. Fewer per-layer ops than GRU_GATES.
-* Without biases and T < 8, and for aten.gru_cell (`recurrent_cells.GRU`): the same
-  step on h [D, B, H], 14 ops (15 with biases: b_hn's add).
+  gi_t + gh_rz needs no slice of the n third; and n, with b_hn's add): 15 ops (14
+  without biases), fewer per layer.
 * A constant-zero h0 costs nothing: step 0 has no matmul.
 
 Layouts: no transposes for either batch_first value; rows of the input, GI
@@ -42,8 +45,8 @@ and the output stay in the input's order (time-major t*B + b, batch-first
 b*T + t; see `recurrence.SeqLayout`). Results keep PyTorch's exact shapes:
 output [B, T, D*H] or [T, B, D*H], h_n [L*D, B, H].
 
-The GRU cells (weight re-layout, step) are `recurrent_cells.GRU_GATES`, `GRU_FLOOR` and
-`GRU`; reading the op,
+The GRU cells (weight re-layout, step) are `recurrent_cells.GRU_GATES` and `GRU`; reading
+the op,
 direction batching, h0 and the outputs are `recurrent_layer`'s, shared with
 decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
 (unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
@@ -61,7 +64,7 @@ from .. import target as targets
 from .. import tosa_builders as tb
 from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
 from .quantized_gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
-from .recurrent_cells import GRU, GRU_FLOOR, GRU_GATES
+from .recurrent_cells import GRU, GRU_GATES
 from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
                               rewrite_cell, rewrite_recurrent)
 
@@ -69,20 +72,16 @@ GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
 GRU_CELL = "torch.aten.gru_cell"
 GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `--gru-form`)
-# GRU_FLOOR saves one op per step and costs up to three per layer (h0's ones column, stripping
-# it from the output and h_n): worth it from three steps on.
-FLOOR_MIN_STEPS = 3
-# GRU_GATES saves one more op per step and costs up to five more per layer than GRU_FLOOR
-# (x tiled per gate, the directions packed into and out of the channels).
-GATES_MIN_STEPS = 8
+# GRU_GATES saves one op per step and costs a few per layer (x tiled per gate, copy 0 of the
+# outputs, the directions packed into and out of the channels): from this many steps on it
+# has the fewer ops in total (one or two directions, with or without biases).
+GATES_MIN_STEPS = 6
 
 
 def _layer_cell(op, batch_first: bool):
     shape, _ = tb.vtensor_shape_and_dtype(op.operands[0].type)
     steps = shape[1 if batch_first else 0] if shape and len(shape) == 3 else 0
-    if steps >= GATES_MIN_STEPS:
-        return GRU_GATES
-    return GRU_FLOOR if steps >= FLOOR_MIN_STEPS else GRU
+    return GRU_GATES if steps >= GATES_MIN_STEPS else GRU
 
 
 TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),

@@ -9,13 +9,7 @@ proj_size), F input features.
   h      [D, B, P]       state (LSTM also carries c [D, B, H])
   w_hh   [D, P, G*H]     recurrent weights, gates side by side, held once (not per batch row)
 
-A cell may carry `ones_columns` constant-1 columns after h (GRU_FLOOR: one, so a
-matmul on h also adds a bias): h is then [D, B, P+1] inside the recurrence,
-w_hh_t has P+1 rows and gi may be wider than G*H; `carry_in` adds the columns to
-a given h0 and `carry_out` drops them from the outputs, so a layer's inputs and
-outputs keep width P.
-
-A cell may also carry its state as `copies` identical copies along the matmul batch
+A cell may carry its state as `copies` identical copies along the matmul batch
 axis (GRU_GATES: one per gate, so that one batched matmul puts each gate's product
 on its own entry of that axis and TOSA's broadcasting lines the gates up with the
 state without slices): gi and h are then [copies, ., .]; `carry_in` tiles a given
@@ -88,34 +82,27 @@ class DirectionWeights:
     input_bias: np.ndarray  # [G*H]: every bias that can be added before the recurrence
     recurrent_bias: np.ndarray  # [G*H]: what must stay on the recurrent side (GRU's b_hn)
     extra: dict = field(default_factory=dict)  # cell-specific, e.g. LSTM's w_hr_t [H, P]
-    ones_columns: int = 0  # constant-1 columns the cell carries after h (w_hh_t has P + this rows)
 
 
 @dataclass(frozen=True)
 class LayerWeights:
     hidden: int
-    w_ih_t: np.ndarray  # [D, F, gate_width]: G*H, or wider if the cell adds columns
-    w_hh_t: np.ndarray  # [D, P + ones_columns, gate_width]
+    w_ih_t: np.ndarray  # [D, F, G*H]
+    w_hh_t: np.ndarray  # [D, P, G*H]
     input_bias: np.ndarray | None  # [D, 1, G*H] (broadcast over the B rows)
     recurrent_bias: np.ndarray | None  # [D, 1, G*H]
     elem: ir.Type
     extra: dict = field(default_factory=dict)  # name -> [D, ...]
-    ones_columns: int = 0  # see DirectionWeights
     copies: int = 1  # the state is carried as this many identical copies (the leading axis)
 
     @property
     def gate_width(self) -> int:
-        """The width of gi (G*H, plus whatever columns the cell adds)."""
+        """The width of gi: G*H (GRU_GATES: C, one gate per copy)."""
         return self.w_hh_t.shape[2]
 
     @property
     def state_width(self) -> int:
         """P: the width of h (the layer's output features)."""
-        return self.w_hh_t.shape[1] - self.ones_columns
-
-    @property
-    def carried_width(self) -> int:
-        """The width of h inside the recurrence: P, then `ones_columns` constant-1 columns."""
         return self.w_hh_t.shape[1]
 
 
@@ -183,34 +170,28 @@ def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int, bat
         recurrent_bias=np.stack(b_rec) if np.any(b_rec) else None,
         elem=elem,
         extra={k: np.stack(rows(lambda d: d.extra[k])) for k in directions[0].extra},
-        ones_columns=directions[0].ones_columns,
     )
 
 
 def carry_in(states0: States, weights: LayerWeights) -> States:
-    """h0 [D, B, P] -> [D * copies, B, P + ones]: its constant-1 columns, then its copies (a
-    known-zero h0 stays None: the cell's zero-state step writes them)."""
+    """h0 [D, B, P] -> its `copies` [copies * D, B, P] (a known-zero h0 stays None: the
+    cell's zero-state step writes them)."""
     h0 = states0[0]
-    if h0 is None or (not weights.ones_columns and weights.copies == 1):
+    if h0 is None or weights.copies == 1:
         return states0
-    if weights.ones_columns:
-        h0 = tb.pad_constant(h0, [0, 0, 0, 0, 0, weights.ones_columns], 1.0)
-    if weights.copies > 1:
-        h0 = tb.tile(h0, [weights.copies, 1, 1])
-    return (h0, *states0[1:])
+    return (tb.tile(h0, [weights.copies, 1, 1]), *states0[1:])
 
 
 def carry_out(seq: ir.Value, states: States, weights: LayerWeights) -> tuple[ir.Value, States]:
-    """Keeps copy 0 and drops the constant-1 columns of the outputs [D, T*B, *] and the last
-    h [D, B, *] (one slice each)."""
-    if not weights.ones_columns and weights.copies == 1:
+    """Keeps copy 0 of the outputs [copies * D, T*B, P] and the last h [copies * D, B, P]."""
+    if weights.copies == 1:
         return seq, states
 
-    def strip(v):
-        dirs, rows, _ = tb.shape_of(v)
-        return tb.slice_(v, [0, 0, 0], [dirs // weights.copies, rows, weights.state_width])
+    def first(v):
+        dirs, rows, width = tb.shape_of(v)
+        return tb.slice_(v, [0, 0, 0], [dirs // weights.copies, rows, width])
 
-    return strip(seq), (strip(states[0]), *states[1:])
+    return first(seq), (first(states[0]), *states[1:])
 
 
 def input_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -251,7 +232,7 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
         seq = batch_major(tb.concat(outputs, axis=1), layout)
     elif layout.interleaved:
         seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
-        seq = tb.reshape(seq, [dirs, batch * steps, weights.carried_width])
+        seq = tb.reshape(seq, [dirs, batch * steps, weights.state_width])
     else:
         seq = tb.concat(outputs, axis=1)
     return carry_out(seq, states, weights)

@@ -116,8 +116,8 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     if layout.steps == 1:  # a single step needs no loop
         states1 = cell.step_at(0, states0)(gi, states0, cell.constants(weights), weights.hidden)
         return carry_out(states1[0], states1, weights)
-    gi_is_out = weights.gate_width == weights.carried_width
-    out = None if gi_is_out else _zero_buffer(dirs, layout, weights.carried_width, weights.elem)
+    gi_is_out = weights.gate_width == weights.state_width
+    out = None if gi_is_out else _zero_buffer(dirs, layout, weights.state_width, weights.elem)
     first_step = 0
     step0 = cell.step_at(0, states0)
     # peel the zero-state step (no recurrent matmul for it) or a step 0 of its own

@@ -1,43 +1,42 @@
 // RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
 
-// COM: T >= 8: GRU_GATES, 13 ops per step with or without biases. h is carried as three
-// COM: copies of (h, 1), one per gate, on the matmul batch axis [3, B, H+1 = 3]; one batched
-// COM: matmul gives (gh_r, gh_z, gh_n + b_hn), and r, z and n broadcast over the copies,
-// COM: so no slice lines operands up. Same weights as unidirectional.mlir:
+// COM: T = 8: GRU_GATES, 14 ops per step with biases (13 without). h is carried as three
+// COM: copies, one per gate, on the matmul batch axis [3, B, H = 2]; one batched matmul gives
+// COM: (gh_r, gh_z, gh_n), plus (0, 0, b_hn); r, z and n broadcast over the copies, so no
+// COM: slice lines operands up. Same weights as unidirectional.mlir:
 // COM: b_ih = [0, 0, .75, -.75, -.5, -.25], b_hh = [-.25, .5, -.5, -.25, -.5, -.75]:
 // COM: folded input bias per copy r: b_ir + b_hr = (-.25, .5), z: (.25, -1), n: b_in =
-// COM: (-.5, -.25) and the saturating 32 in the ones column; b_hn = (-.5, -.75) is the last
-// COM: row of copy n's recurrent weight (copies r and z: zero rows), so it has no add.
+// COM: (-.5, -.25); b_hn = (-.5, -.75) only in copy n of the recurrent bias.
 // CHECK-LABEL: func.func @gru_gates
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
 // CHECK:         %[[X3:.*]] = tosa.tile %[[X]], {{.*}} -> tensor<3x8x2xf32>
-// CHECK:         %[[WIH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-0.000000e+00, -5.000000e-01, 0.000000e+00], [5.000000e-01, -5.000000e-01, 0.000000e+00]], {{\[\[}}-2.500000e-01, -0.000000e+00, 0.000000e+00], [2.500000e-01, 5.000000e-01, 0.000000e+00]], {{\[\[}}-0.000000e+00, -2.500000e-01, 0.000000e+00], [2.500000e-01, -2.500000e-01, 0.000000e+00]]]> : tensor<3x2x3xf32>}>
-// CHECK:         %[[GI:.*]] = tosa.matmul %[[X3]], %[[WIH]], {{.*}} -> tensor<3x8x3xf32>
-// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 0.000000e+00]], {{\[\[}}2.500000e-01, -1.000000e+00, 0.000000e+00]], {{\[\[}}-5.000000e-01, -2.500000e-01, 3.200000e+01]]]> : tensor<3x1x3xf32>}>
+// CHECK:         %[[WIH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-0.000000e+00, -5.000000e-01], [5.000000e-01, -5.000000e-01]], {{\[\[}}-2.500000e-01, -0.000000e+00], [2.500000e-01, 5.000000e-01]], {{\[\[}}-0.000000e+00, -2.500000e-01], [2.500000e-01, -2.500000e-01]]]> : tensor<3x2x2xf32>}>
+// CHECK:         %[[GI:.*]] = tosa.matmul %[[X3]], %[[WIH]], {{.*}} -> tensor<3x8x2xf32>
+// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01]], {{\[\[}}2.500000e-01, -1.000000e+00]], {{\[\[}}-5.000000e-01, -2.500000e-01]]]> : tensor<3x1x2xf32>}>
 // CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], %[[BI]]
-// CHECK-DAG:     %[[WHH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-7.500000e-01, -2.500000e-01, 0.000000e+00], [-5.000000e-01, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00]], {{\[\[}}2.500000e-01, -5.000000e-01, 0.000000e+00], [5.000000e-01, -2.500000e-01, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00]], {{\[\[}}2.500000e-01, -2.500000e-01, 0.000000e+00], [5.000000e-01, 5.000000e-01, 0.000000e+00], [-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<3x3x3xf32>}>
-// CHECK-DAG:     %[[ZERO_H:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]], {{\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]], {{\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]]]> : tensor<3x1x3xf32>}>
-// CHECK-DAG:     %[[ZERO_GH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 0.000000e+00]], {{\[\[}}0.000000e+00, 0.000000e+00, 0.000000e+00]], {{\[\[}}-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<3x1x3xf32>}>
-// COM: Step 0 (zero state): the product of h = (0, 1) is the constant (0, 0, b_hn); no matmul.
+// CHECK-DAG:     %[[WHH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-7.500000e-01, -2.500000e-01], [-5.000000e-01, 0.000000e+00]], {{\[\[}}2.500000e-01, -5.000000e-01], [5.000000e-01, -2.500000e-01]], {{\[\[}}2.500000e-01, -2.500000e-01], [5.000000e-01, 5.000000e-01]]]> : tensor<3x2x2xf32>}>
+// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00]], {{\[\[}}0.000000e+00, 0.000000e+00]], {{\[\[}}-5.000000e-01, -7.500000e-01]]]> : tensor<3x1x2xf32>}>
+// CHECK-DAG:     %[[ZERO_H:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<3x1x2xf32>}>
+// COM: Step 0 (zero state): the product of h = 0 is the constant (0, 0, b_hn); no matmul.
 // CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]]
 // CHECK-NOT:     tosa.matmul
-// CHECK:         %[[PRE0:.*]] = tosa.add %[[GI0]], %[[ZERO_GH]]
+// CHECK:         %[[PRE0:.*]] = tosa.add %[[GI0]], %[[BHN]]
 // CHECK:         tosa.sigmoid %[[PRE0]]
 // CHECK:         tosa.sub %[[ZERO_H]]
-// CHECK:         %[[H1:.*]] = tosa.add {{.*}} : (tensor<1x1x3xf32>, tensor<3x1x3xf32>) -> tensor<3x1x3xf32>
-// COM: Step 1: 13 ops. Copy offsets: r [0, 0, 0], z [1, 0, 0], n [2, 0, 0].
+// CHECK:         %[[H1:.*]] = tosa.add {{.*}} : (tensor<1x1x2xf32>, tensor<3x1x2xf32>) -> tensor<3x1x2xf32>
+// COM: Step 1: 14 ops. Copy offsets: r [0, 0, 0], z [1, 0, 0], n [2, 0, 0].
 // CHECK:         %[[AT_T1:.*]] = tosa.const_shape {values = dense<[0, 1, 0]> : tensor<3xindex>}
-// CHECK:         %[[GI1:.*]] = tosa.slice %[[GIB]], %[[AT_T1]], {{.*}} -> tensor<3x1x3xf32>
-// CHECK:         %[[GH:.*]] = tosa.matmul %[[H1]], %[[WHH]], {{.*}} -> tensor<3x1x3xf32>
-// CHECK-NOT:     tosa.add %[[GH]], %{{.*}} : (tensor<3x1x3xf32>, tensor<1x1x3xf32>)
+// CHECK:         %[[GI1:.*]] = tosa.slice %[[GIB]], %[[AT_T1]], {{.*}} -> tensor<3x1x2xf32>
+// CHECK:         %[[GH0:.*]] = tosa.matmul %[[H1]], %[[WHH]], {{.*}} -> tensor<3x1x2xf32>
+// CHECK:         %[[GH:.*]] = tosa.add %[[GH0]], %[[BHN]]
 // CHECK:         %[[PRE:.*]] = tosa.add %[[GI1]], %[[GH]]
 // CHECK:         %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
 // CHECK:         %[[AT_Z:.*]] = tosa.const_shape {values = dense<[1, 0, 0]> : tensor<3xindex>}
-// CHECK:         %[[COPY:.*]] = tosa.const_shape {values = dense<[1, 1, 3]> : tensor<3xindex>}
+// CHECK:         %[[COPY:.*]] = tosa.const_shape {values = dense<[1, 1, 2]> : tensor<3xindex>}
 // CHECK:         %[[Z:.*]] = tosa.slice %[[ACT]], %[[AT_Z]], %[[COPY]]
 // CHECK:         %[[AT_R:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
 // CHECK:         %[[R:.*]] = tosa.slice %[[ACT]], %[[AT_R]]
-// CHECK:         %[[RGH:.*]] = tosa.mul %[[R]], %[[GH]], {{.*}} : (tensor<1x1x3xf32>, tensor<3x1x3xf32>, tensor<1xi8>) -> tensor<3x1x3xf32>
+// CHECK:         %[[RGH:.*]] = tosa.mul %[[R]], %[[GH]], {{.*}} : (tensor<1x1x2xf32>, tensor<3x1x2xf32>, tensor<1xi8>) -> tensor<3x1x2xf32>
 // CHECK:         %[[NPRE3:.*]] = tosa.add %[[GI1]], %[[RGH]]
 // CHECK:         %[[AT_N:.*]] = tosa.const_shape {values = dense<[2, 0, 0]> : tensor<3xindex>}
 // CHECK:         %[[NPRE:.*]] = tosa.slice %[[NPRE3]], %[[AT_N]]
@@ -48,10 +47,10 @@
 // CHECK:         tosa.slice %[[GIB]]
 // CHECK-NOT:     tosa.sigmoid
 // CHECK:         tosa.matmul %[[H2]], %[[WHH]]
-// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : {{.*}} -> tensor<3x8x3xf32>
-// COM: Copy 0 without the ones column: the sequence, then h_n.
+// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : {{.*}} -> tensor<3x8x2xf32>
+// COM: Copy 0: the sequence, then h_n.
 // CHECK:         tosa.slice %[[SEQ]], {{.*}} -> tensor<1x8x2xf32>
-// CHECK:         tosa.slice {{.*}} : (tensor<3x1x3xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x1x2xf32>
+// CHECK:         tosa.slice {{.*}} : (tensor<3x1x2xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x1x2xf32>
 // CHECK-NOT:     tosa.transpose
 // CHECK:         return
 func.func @gru_gates(%arg0: !torch.vtensor<[1,8,2],f32>) -> (!torch.vtensor<[1,8,2],f32>, !torch.vtensor<[1,1,2],f32>) {
@@ -95,7 +94,7 @@ func.func @gru_gates(%arg0: !torch.vtensor<[1,8,2],f32>) -> (!torch.vtensor<[1,8
 // COM: Bidirectional without biases: the two directions are one recurrence of 2H channels,
 // COM: block-diagonal per gate (forward at columns 0..H, backward at H..2H). The backward
 // COM: direction's input is the reversed sequence, concatenated to x on features; its outputs
-// COM: are reversed back. No ones column without biases (width 2H = 2).
+// COM: are reversed back.
 // CHECK-LABEL: func.func @gru_gates_bidirectional_no_bias
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
 // CHECK:         %[[XR:.*]] = tosa.reverse %[[X]] {axis = 1 : i32}

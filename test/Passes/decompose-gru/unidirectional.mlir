@@ -1,53 +1,50 @@
 // RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
 
-// COM: One direction, batch_first, zero h0 (PyTorch's default), T = 3: the op floor
-// COM: (GRU_FLOOR, 14 ops per step with bias). h is carried as (h, 1) [1, 1, H+1 = 3]; the
-// COM: input projection of all timesteps is one hoisted matmul with a fourth-gate column whose
-// COM: bias is the saturating 32 (tanh(32) = 1 keeps the ones column exactly 1).
-// COM: b_ih = [0, 0, .75, -.75, -.5, -.25], b_hh = [-.25, .5, -.5, -.25, -.5, -.75]: the input
-// COM: bias holds b_ih + (b_hr, b_hz, 0) = [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz counted
-// COM: once) and 32. W_rz is (W_hr W_hz 0 0)^T over a zero row (no n columns: the n product is
-// COM: its own matmul); W_n is W_hn^T over the row b_hn = (-.5, -.75), so b_hn has no add.
-// COM: Slices of each step: r' = act[0:3], z' = act[H = 2 : 5], gi_n' = pre[2H = 4 : 7].
+// COM: One direction, batch_first, zero h0 (PyTorch's default), T = 3 (a short layer:
+// COM: recurrent_cells.GRU, 15 ops per step with biases). The input projection of all
+// COM: timesteps is one hoisted matmul. b_ih = [0, 0, .75, -.75, -.5, -.25],
+// COM: b_hh = [-.25, .5, -.5, -.25, -.5, -.75]: the input bias holds b_ih + (b_hr, b_hz, 0) =
+// COM: [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz counted once). W_rz is (W_hr W_hz 0)^T (as
+// COM: wide as GI: no slice of the n third for gi + gh); W_n is W_hn^T and b_hn = (-.5, -.75) is
+// COM: added to its product. Slices of each step: r = act[0:2], z = act[H = 2 : 4],
+// COM: gi_n = pre[2H = 4 : 6].
 // CHECK-LABEL: func.func @gru_batch_first
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[1,3,2],f32> -> tensor<1x3x2xf32>
-// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x3x2xf32>, tensor<1x2x7xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x7xf32>
-// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01, 3.200000e+01]]]> : tensor<1x1x7xf32>}>
-// CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], %[[BI]] : (tensor<1x3x7xf32>, tensor<1x1x7xf32>) -> tensor<1x3x7xf32>
-// CHECK-DAG:     %[[WRZ:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-7.500000e-01, -2.500000e-01, 2.500000e-01, -5.000000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-5.000000e-01, 0.000000e+00, 5.000000e-01, -2.500000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]> : tensor<1x3x7xf32>}>
-// CHECK-DAG:     %[[WN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}2.500000e-01, -2.500000e-01, 0.000000e+00], [5.000000e-01, 5.000000e-01, 0.000000e+00], [-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<1x3x3xf32>}>
-// CHECK-DAG:     %[[BN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-5.000000e-01, -7.500000e-01, 0.000000e+00]]]> : tensor<1x1x3xf32>}>
-// CHECK-DAG:     %[[ZERO_H:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0.000000e+00, 0.000000e+00, 1.000000e+00]]]> : tensor<1x1x3xf32>}>
-// COM: Step 0 (zero state): no matmul; (h, 1) = (0, 1).
-// CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]], {{.*}} -> tensor<1x1x7xf32>
+// CHECK:         %[[GI:.*]] = tosa.matmul %[[X]], %{{.*}} : (tensor<1x3x2xf32>, tensor<1x2x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x6xf32>
+// CHECK:         %[[BI:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-2.500000e-01, 5.000000e-01, 2.500000e-01, -1.000000e+00, -5.000000e-01, -2.500000e-01]]]> : tensor<1x1x6xf32>}>
+// CHECK:         %[[GIB:.*]] = tosa.add %[[GI]], %[[BI]] : (tensor<1x3x6xf32>, tensor<1x1x6xf32>) -> tensor<1x3x6xf32>
+// CHECK-DAG:     %[[WRZ:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-7.500000e-01, -2.500000e-01, 2.500000e-01, -5.000000e-01, 0.000000e+00, 0.000000e+00], [-5.000000e-01, 0.000000e+00, 5.000000e-01, -2.500000e-01, 0.000000e+00, 0.000000e+00]]]> : tensor<1x2x6xf32>}>
+// CHECK-DAG:     %[[WN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}2.500000e-01, -2.500000e-01], [5.000000e-01, 5.000000e-01]]]> : tensor<1x2x2xf32>}>
+// CHECK-DAG:     %[[BN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-5.000000e-01, -7.500000e-01]]]> : tensor<1x1x2xf32>}>
+// COM: Step 0 (zero state): no matmul; h' = n - z*n.
+// CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]], {{.*}} -> tensor<1x1x6xf32>
 // COM: r and z are sigmoids of their own slices (IREE fuses each into its users).
-// CHECK:         %[[ZP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[ZP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[Z0:.*]] = tosa.sigmoid %[[ZP0]]
-// CHECK:         %[[RP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[RP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[R0:.*]] = tosa.sigmoid %[[RP0]]
-// CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x3xf32>
+// CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[RB0:.*]] = tosa.mul %[[R0]], %[[BN]]
 // CHECK:         %[[NPRE0:.*]] = tosa.add %[[GIN0]], %[[RB0]]
 // CHECK:         %[[N0:.*]] = tosa.tanh %[[NPRE0]]
-// CHECK:         %[[D0:.*]] = tosa.sub %[[ZERO_H]], %[[N0]]
-// CHECK:         %[[ZD0:.*]] = tosa.mul %[[Z0]], %[[D0]]
-// CHECK:         %[[H1:.*]] = tosa.add %[[N0]], %[[ZD0]]
-// COM: Step 1: 14 ops (the slice of GI, then 13).
+// CHECK:         %[[ZN0:.*]] = tosa.mul %[[Z0]], %[[N0]]
+// CHECK:         %[[H1:.*]] = tosa.sub %[[N0]], %[[ZN0]]
+// COM: Step 1: 15 ops (the slice of GI, then 14).
 // CHECK:         %[[AT_T1:.*]] = tosa.const_shape {values = dense<[0, 1, 0]> : tensor<3xindex>}
-// CHECK:         %[[GI1:.*]] = tosa.slice %[[GIB]], %[[AT_T1]], {{.*}} -> tensor<1x1x7xf32>
-// CHECK:         %[[GRZ:.*]] = tosa.matmul %[[H1]], %[[WRZ]], {{.*}} -> tensor<1x1x7xf32>
+// CHECK:         %[[GI1:.*]] = tosa.slice %[[GIB]], %[[AT_T1]], {{.*}} -> tensor<1x1x6xf32>
+// CHECK:         %[[GRZ:.*]] = tosa.matmul %[[H1]], %[[WRZ]], {{.*}} -> tensor<1x1x6xf32>
 // CHECK:         %[[PRE:.*]] = tosa.add %[[GI1]], %[[GRZ]]
-// CHECK:         %[[GN:.*]] = tosa.matmul %[[H1]], %[[WN]], {{.*}} -> tensor<1x1x3xf32>
-// CHECK-NOT:     tosa.add %[[GN]]
+// CHECK:         %[[GN:.*]] = tosa.matmul %[[H1]], %[[WN]], {{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[GNB:.*]] = tosa.add %[[GN]], %[[BN]]
 // CHECK:         %[[ACT:.*]] = tosa.sigmoid %[[PRE]]
 // CHECK:         %[[AT_R:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
-// CHECK:         %[[WIDTH:.*]] = tosa.const_shape {values = dense<[1, 1, 3]> : tensor<3xindex>}
+// CHECK:         %[[WIDTH:.*]] = tosa.const_shape {values = dense<[1, 1, 2]> : tensor<3xindex>}
 // CHECK:         %[[R:.*]] = tosa.slice %[[ACT]], %[[AT_R]], %[[WIDTH]]
 // CHECK:         %[[AT_Z:.*]] = tosa.const_shape {values = dense<[0, 0, 2]> : tensor<3xindex>}
 // CHECK:         %[[Z:.*]] = tosa.slice %[[ACT]], %[[AT_Z]]
 // CHECK:         %[[AT_N:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
 // CHECK:         %[[GIN:.*]] = tosa.slice %[[PRE]], %[[AT_N]]
-// CHECK:         %[[RN:.*]] = tosa.mul %[[R]], %[[GN]]
+// CHECK:         %[[RN:.*]] = tosa.mul %[[R]], %[[GNB]]
 // CHECK:         %[[NPRE:.*]] = tosa.add %[[GIN]], %[[RN]]
 // CHECK:         %[[N:.*]] = tosa.tanh %[[NPRE]]
 // CHECK:         %[[D:.*]] = tosa.sub %[[H1]], %[[N]]
@@ -57,13 +54,9 @@
 // CHECK:         tosa.matmul %[[H2]], %[[WN]]
 // CHECK-NOT:     tosa.matmul
 // CHECK-NOT:     tosa.reshape
-// COM: The ones column is dropped once from the sequence and once from h_n.
-// CHECK:         %[[SEQ:.*]] = tosa.concat %[[H1]], %[[H2]], %{{.*}} {axis = 1 : i32} : (tensor<1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>) -> tensor<1x3x3xf32>
-// CHECK:         %[[OUTS:.*]] = tosa.slice %[[SEQ]], {{.*}} -> tensor<1x3x2xf32>
-// CHECK:         %[[HN:.*]] = tosa.slice %{{.*}} -> tensor<1x1x2xf32>
-// CHECK:         %[[OUT:.*]] = torch_c.from_builtin_tensor %[[OUTS]] : tensor<1x3x2xf32> -> !torch.vtensor<[1,3,2],f32>
-// CHECK-NOT:     torch.operator
-// CHECK:         return %[[OUT]], %{{.*}} : !torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>
+// CHECK:         %[[SEQ:.*]] = tosa.concat %[[H1]], %[[H2]], %{{.*}} {axis = 1 : i32}
+// CHECK-NOT:     tosa.slice
+// CHECK:         torch_c.from_builtin_tensor %[[SEQ]]
 func.func @gru_batch_first(%arg0: !torch.vtensor<[1,3,2],f32>) -> (!torch.vtensor<[1,3,2],f32>, !torch.vtensor<[1,1,2],f32>) {
   %int1 = torch.constant.int 1
   %int1_0 = torch.constant.int 1
