@@ -75,7 +75,7 @@ GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `-
 # GRU_GATES saves one op per step and costs a few per layer (x tiled per gate, copy 0 of the
 # outputs, the directions packed into and out of the channels): from this many steps on it
 # has the fewer ops in total (one or two directions, with or without biases).
-GATES_MIN_STEPS = 6
+GATES_MIN_STEPS = 8
 
 
 def _layer_cell(op, batch_first: bool):

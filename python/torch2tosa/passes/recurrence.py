@@ -228,14 +228,31 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     for t in range(steps):
         states = cell.step_at(t, states)(gi_at(t), states, consts, weights.hidden)
         outputs.append(states[0])
-    if layout.interleaved and tb.is_float(weights.elem):
-        seq = batch_major(tb.concat(outputs, axis=1), layout)
-    elif layout.interleaved:
+    reorder = layout.interleaved and tb.is_float(weights.elem)
+    if weights.copies > 1:
+        seq, states = _first_copies(outputs, states, weights)
+    elif layout.interleaved and not reorder:
         seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
         seq = tb.reshape(seq, [dirs, batch * steps, weights.state_width])
     else:
         seq = tb.concat(outputs, axis=1)
-    return carry_out(seq, states, weights)
+    return (batch_major(seq, layout) if reorder else seq), states
+
+
+def _first_copies(outputs: list[ir.Value], states: States,
+                  weights: LayerWeights) -> tuple[ir.Value, States]:
+    """Copy 0 of every step's h [copies, B, P] -> [1, T*B, P] (rows t*B + b), and of the last
+    states. The steps are stacked whole ([T*copies, B, P]: each step's h one contiguous
+    block, which IREE writes in place) and copy 0 taken by one strided slice; stacked on the
+    row axis instead ([copies, T*B, P]), each step lands in `copies` separate runs, a copy
+    dispatch of its own per step."""
+    copies = weights.copies
+    _, batch, width = tb.shape_of(outputs[0])
+    steps = len(outputs)
+    seq = tb.reshape(tb.concat(outputs, axis=0), [steps, copies, batch * width])
+    seq = tb.slice_(seq, [0, 0, 0], [steps, 1, batch * width])
+    seq = tb.reshape(seq, [1, steps * batch, width])
+    return seq, (tb.slice_(states[0], [0, 0, 0], [1, batch, width]), *states[1:])
 
 
 def batch_major(seq: ir.Value, layout: SeqLayout) -> ir.Value:

@@ -47,10 +47,14 @@
 // CHECK:         tosa.slice %[[GIB]]
 // CHECK-NOT:     tosa.sigmoid
 // CHECK:         tosa.matmul %[[H2]], %[[WHH]]
-// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : {{.*}} -> tensor<3x8x2xf32>
-// COM: Copy 0: the sequence, then h_n.
-// CHECK:         tosa.slice %[[SEQ]], {{.*}} -> tensor<1x8x2xf32>
+// COM: Copy 0 of every step: the steps' h stacked whole (each a contiguous block), then one
+// COM: strided slice; copy 0 of the last h is h_n.
+// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 0 : i32} : {{.*}} -> tensor<24x1x2xf32>
+// CHECK:         %[[SEQ3:.*]] = tosa.reshape %[[SEQ]], {{.*}} -> tensor<8x3x2xf32>
+// CHECK:         %[[SEQ0:.*]] = tosa.slice %[[SEQ3]], {{.*}} -> tensor<8x1x2xf32>
+// CHECK:         tosa.reshape %[[SEQ0]], {{.*}} -> tensor<1x8x2xf32>
 // CHECK:         tosa.slice {{.*}} : (tensor<3x1x2xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x1x2xf32>
+// CHECK-NOT:     tosa.slice
 // CHECK-NOT:     tosa.transpose
 // CHECK:         return
 func.func @gru_gates(%arg0: !torch.vtensor<[1,8,2],f32>) -> (!torch.vtensor<[1,8,2],f32>, !torch.vtensor<[1,1,2],f32>) {
@@ -105,8 +109,8 @@ func.func @gru_gates(%arg0: !torch.vtensor<[1,8,2],f32>) -> (!torch.vtensor<[1,8
 // CHECK-NOT:     tosa.add %[[GI]]
 // CHECK:         %[[WHH:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}7.500000e-01, 0.000000e+00], [0.000000e+00, -5.000000e-01]], {{\[\[}}-2.500000e-01, 0.000000e+00], [0.000000e+00, 1.250000e-01]], {{\[\[}}5.000000e-01, 0.000000e+00], [0.000000e+00, 2.500000e-01]]]> : tensor<3x2x2xf32>}>
 // CHECK:         tosa.matmul %{{.*}}, %[[WHH]]
-// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 1 : i32} : {{.*}} -> tensor<3x8x2xf32>
-// CHECK:         %[[OUT:.*]] = tosa.slice %[[SEQ]], {{.*}} -> tensor<1x8x2xf32>
+// CHECK:         %[[SEQ:.*]] = tosa.concat {{.*}} {axis = 0 : i32} : {{.*}} -> tensor<24x1x2xf32>
+// CHECK:         %[[OUT:.*]] = tosa.reshape {{.*}} -> tensor<1x8x2xf32>
 // CHECK:         %[[HN:.*]] = tosa.slice {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[FWD:.*]] = tosa.slice %[[OUT]], {{.*}} -> tensor<1x8x1xf32>
 // CHECK:         %[[BWD:.*]] = tosa.slice %[[OUT]], {{.*}} -> tensor<1x8x1xf32>
