@@ -144,7 +144,11 @@ class CompiledModel:
         needed; neither is left half-written on failure (see `serialize.write_output`)."""
         name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        flatbuffer, text = self.flatbuffer, self.generic_mlir.encode()  # both fail before any write
+        # Both are made before any write (either can fail). The text first: when the
+        # translator still runs in the background (compile(serialize_during_validation=True)),
+        # printing it overlaps with the translator instead of following it.
+        text = self.generic_mlir.encode()
+        flatbuffer = self.flatbuffer
         serialize.make_output_dir(directory)
         serialize.write_output(flatbuffer, tosa_path)
         serialize.write_output(text, mlir_path)
