@@ -57,8 +57,9 @@ def _wheel_binary(name: str) -> str | None:
 
 
 
-def module_asm(module: ir.Module) -> str:
-    """The module's text, in a form that MLIR parsers (ours and tosa-opt) read back.
+def module_asm(module: ir.Module, *, generic: bool = False) -> str:
+    """The module's text, in a form that MLIR parsers (ours and tosa-opt) read back; in the
+    generic op form if `generic`.
 
     This LLVM generation prints a target without extensions as `extensions = []`
     but cannot parse that back; such a target is moved into a leading comment.
@@ -66,10 +67,11 @@ def module_asm(module: ir.Module) -> str:
     attrs = module.operation.attributes
     target = attrs[TARGET_ENV] if TARGET_ENV in attrs else None
     if target is None or "extensions = []" not in str(target):
-        return module.operation.get_asm(large_elements_limit=None)
+        return module.operation.get_asm(large_elements_limit=None, print_generic_op_form=generic)
     del attrs[TARGET_ENV]
     try:
-        return f"// validated against {target}\n" + module.operation.get_asm(large_elements_limit=None)
+        return f"// validated against {target}\n" + module.operation.get_asm(
+            large_elements_limit=None, print_generic_op_form=generic)
     finally:
         attrs[TARGET_ENV] = target
 
