@@ -24,12 +24,15 @@ field by field with a whole translation in test_serialize_pieces.py).
 A function with regions (`tosa.while_loop`, `tosa.cond_if`), with an op of other than one
 result, or whose names the rules above do not give (an argument returned as it is or
 unused, a value returned twice, a constant returned) is translated whole, and so is any
-function when tosa-tools ships no flatc.
+function when tosa-tools ships no flatc, or when joining is expected to take longer than
+the whole translation (`worth_splitting`: much constant data for few ops).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +46,19 @@ from .target import TARGET_ENV
 # second per piece; much smaller pieces only add processes and borrowed constants.
 PIECE_OPS = 4000
 CONSTANTS = ("tosa.const", "tosa.const_shape")
+# Costs measured on a lightly loaded 2-core machine: the whole translation takes about
+# TRANSLATE_S_PER_OP2 * ops**2 seconds; joining takes JOIN_S_PER_OP per op and
+# JOIN_S_PER_BYTE per byte of constant data (it goes through JSON as numbers).
+TRANSLATE_S_PER_OP2 = 8e-9
+JOIN_S_PER_OP = 4e-5
+JOIN_S_PER_BYTE = 1e-6
+
+
+def worth_splitting(ops: int, constant_bytes: int) -> bool:
+    """Whether joining pieces is expected to beat translating `ops` ops whole (a 75k-op
+    GRU with little data: yes; 10k ops with 100 MB of weights: no)."""
+    join = JOIN_S_PER_OP * ops + JOIN_S_PER_BYTE * constant_bytes
+    return TRANSLATE_S_PER_OP2 * ops * ops > join
 
 
 @dataclass
@@ -60,7 +76,8 @@ def split(module_op: ir.Operation, piece_ops: int = PIECE_OPS) -> list[Piece] | 
         return None
     block = funcs[0].regions[0].blocks[0]
     *body, ret = [op.operation for op in block.operations]
-    if sum(op.name not in CONSTANTS for op in body) <= piece_ops or flatc() is None:
+    if (sum(op.name not in CONSTANTS for op in body) <= piece_ops or flatc() is None
+            or not worth_splitting(len(body), _constant_bytes(body))):
         return None
     names = _whole_names(block, body, ret)
     if names is None:
@@ -77,6 +94,16 @@ def split(module_op: ir.Operation, piece_ops: int = PIECE_OPS) -> list[Piece] | 
     name = ir.StringAttr(funcs[0].attributes["sym_name"]).value  # the translator's region name
     return [_piece(body[start:stop], n, constants, last_use, returned, names, env, name)
             for n, (start, stop) in enumerate(ranges)]
+
+
+def _constant_bytes(body) -> int:
+    total = 0
+    for op in body:
+        if op.name == "tosa.const":
+            shaped = ir.ShapedType(op.result.type)
+            bits = re.search(r"(\d+)$", str(shaped.element_type))
+            total += math.prod(shaped.shape) * max(8, int(bits.group(1)) if bits else 32) // 8
+    return total
 
 
 def _whole_names(block, body, ret) -> dict[ir.Value, str] | None:

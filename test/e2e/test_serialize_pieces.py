@@ -18,6 +18,13 @@ from torch_mlir import ir
 WHOLE = 10**9  # piece_ops that never splits
 
 
+@pytest.fixture(autouse=True)
+def split_small_graphs(monkeypatch, request):
+    """These tests split small examples, which the cost rule would translate whole."""
+    if "cost_rule" not in request.node.name:
+        monkeypatch.setattr(serialize_pieces, "worth_splitting", lambda ops, data: True)
+
+
 def as_json(flatbuffer: bytes, tmp_path) -> dict:
     path = tmp_path / f"graph{len(list(tmp_path.iterdir()))}.tosa"
     path.write_bytes(flatbuffer)
@@ -119,3 +126,14 @@ def test_serialize_pieces_cancel_stops_every_translator_and_removes_the_files():
     pending.cancel()
     assert all(process.poll() is not None for process, _, _ in pending._processes)
     assert not os.path.exists(folder)
+
+
+def test_serialize_pieces_cost_rule():
+    assert serialize_pieces.worth_splitting(75_000, 100_000)  # a 5000-step GRU
+    assert not serialize_pieces.worth_splitting(10_000, 100_000_000)  # heavy weights
+    assert not serialize_pieces.worth_splitting(4_001, 0)  # the join costs more
+
+
+def test_serialize_pieces_cost_rule_keeps_a_weighty_graph_whole():
+    compiled = torch2tosa.compile(*torch2tosa.examples.get("wav2letter_log_softmax").build())
+    assert pieces_of(compiled.module, 1) == 0  # 1 MB of weights for 30 ops
