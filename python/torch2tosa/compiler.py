@@ -106,7 +106,7 @@ class CompiledModel:
         form only names the op, its operands, properties, attributes and types, which
         every generation that has the op reads. `torch2tosa-opt NAME.mlir` prints it back
         in the custom form."""
-        return generic_asm(self.module, self.mlir)
+        return generic_asm(self.module)
 
     @property
     def flatbuffer(self) -> bytes:
@@ -144,7 +144,11 @@ class CompiledModel:
         needed; neither is left half-written on failure (see `serialize.write_output`)."""
         name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        flatbuffer, text = self.flatbuffer, self.generic_mlir.encode()  # both fail before any write
+        # Both are made before any write (either can fail). The text first: when the
+        # translator still runs in the background (compile(serialize_during_validation=True)),
+        # printing it overlaps with the translator instead of following it.
+        text = self.generic_mlir.encode()
+        flatbuffer = self.flatbuffer
         serialize.make_output_dir(directory)
         serialize.write_output(flatbuffer, tosa_path)
         serialize.write_output(text, mlir_path)
@@ -229,18 +233,12 @@ class CompiledModel:
                                                                 floats))
 
 
-def generic_asm(module: ir.Module, custom_asm: str | None = None) -> str:
-    """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`).
-
-    It is reparsed from `serialize.module_asm` (or `custom_asm`, that text already
-    printed), so the target environment is written the way module_asm writes it, in a
-    form MLIR reads back; module_asm's leading `//` comment lines are kept."""
-    text = serialize.module_asm(module) if custom_asm is None else custom_asm
-    comments = [line for line in text.splitlines(keepends=True) if line.startswith("//")]
-    with module.context:
-        reparsed = ir.Module.parse(text)
-    return "".join(comments) + reparsed.operation.get_asm(print_generic_op_form=True,
-                                                          large_elements_limit=None)
+def generic_asm(module: ir.Module) -> str:
+    """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`), printed as
+    `serialize.module_asm` prints it: a target environment MLIR cannot read back goes into
+    a leading `//` comment. Printed from the module itself: reparsing the custom form
+    gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
+    return serialize.module_asm(module, generic=True)
 
 
 def example_input_tuple(example_inputs, what: str = "example inputs") -> tuple:

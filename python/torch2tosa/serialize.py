@@ -1,7 +1,9 @@
-"""TOSA MLIR -> `.tosa` flatbuffer, through tosa-tools' MLIR translator (`tosa-opt --tosa-serialize`)."""
+"""TOSA MLIR -> `.tosa` flatbuffer, through tosa-tools' MLIR translator
+(`tosa-opt --tosa-serialize`; in pieces for a long function, see serialize_pieces.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -10,13 +12,16 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
+from importlib import metadata
 from pathlib import Path
 
 from torch_mlir import ir
 from tosa.TosaGraph import TosaGraph
 from torch_mlir.passmanager import PassManager
 
+from . import serialize_pieces
 from .diagnostics import Torch2TosaError, model_frame
 from .target import TARGET_ENV
 
@@ -28,20 +33,37 @@ class SerializationError(Torch2TosaError):
 
 
 def tosa_opt() -> str:
-    """tosa-tools' `tosa-opt`: next to this interpreter (the venv), else on PATH."""
-    beside = Path(sys.executable).with_name("tosa-opt")
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("tosa-opt")
+    """tosa-tools' `tosa-opt`: the native binary its wheel ships, else the command next to
+    this interpreter (the venv), else on PATH.
+
+    The wheel's `tosa-opt` command is a Python script that starts an interpreter only to
+    find that binary and run it as a child: about 0.2 s per call on an idle machine, the
+    largest fixed cost of serializing a small model."""
+    found = _wheel_binary("tosa-opt")
+    if found is None:
+        beside = Path(sys.executable).with_name("tosa-opt")
+        found = str(beside) if beside.exists() else shutil.which("tosa-opt")
     if found is None:
         raise SerializationError("tosa-opt not found: install tosa-tools==2026.8.0")
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def _wheel_binary(name: str) -> str | None:
+    """The executable `name` in the installed tosa-tools distribution's `bin/` folder (where
+    its console scripts look first), or None."""
+    try:
+        path = Path(metadata.distribution("tosa-tools").locate_file(Path("bin") / name))
+    except metadata.PackageNotFoundError:
+        return None
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def module_asm(module: ir.Module) -> str:
-    """The module's text, in a form that MLIR parsers (ours and tosa-opt) read back.
+
+
+def module_asm(module: ir.Module, *, generic: bool = False) -> str:
+    """The module's text, in a form that MLIR parsers (ours and tosa-opt) read back; in the
+    generic op form if `generic`.
 
     This LLVM generation prints a target without extensions as `extensions = []`
     but cannot parse that back; such a target is moved into a leading comment.
@@ -49,10 +71,11 @@ def module_asm(module: ir.Module) -> str:
     attrs = module.operation.attributes
     target = attrs[TARGET_ENV] if TARGET_ENV in attrs else None
     if target is None or "extensions = []" not in str(target):
-        return module.operation.get_asm(large_elements_limit=None)
+        return module.operation.get_asm(large_elements_limit=None, print_generic_op_form=generic)
     del attrs[TARGET_ENV]
     try:
-        return f"// validated against {target}\n" + module.operation.get_asm(large_elements_limit=None)
+        return f"// validated against {target}\n" + module.operation.get_asm(
+            large_elements_limit=None, print_generic_op_form=generic)
     finally:
         attrs[TARGET_ENV] = target
 
@@ -89,7 +112,14 @@ def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
 
 
 def translator_input(module: ir.Module, declare_target: str | None = None) -> str:
-    """The module text for the translator, on a copy of the module:
+    """The module text for the translator, printed from `translator_module`."""
+    with translator_module(module, declare_target) as copy:
+        return _translator_asm(copy)
+
+
+@contextlib.contextmanager
+def translator_module(module: ir.Module, declare_target: str | None = None):
+    """A copy of the module as the translator gets it (erased on exit):
 
     - `declare_target` (a `tosa-attach-target{...}` pipeline element), when given, is run
       on the copy first: the environment the pipeline declares once validation is done;
@@ -113,9 +143,13 @@ def translator_input(module: ir.Module, declare_target: str | None = None) -> st
                     str(env).replace("extensions = []", "extensions = [none]"))
             for op, name in op_names(copy).items():
                 op.location = ir.Location.name(name)
-        return copy.get_asm(enable_debug_info=True, large_elements_limit=None)
+        yield copy
     finally:
         copy.erase()
+
+
+def _translator_asm(op: ir.Operation) -> str:
+    return op.get_asm(enable_debug_info=True, large_elements_limit=None)
 
 
 def name_blocks_after_regions(flatbuffer: bytes) -> bytes:
@@ -156,41 +190,91 @@ class PendingFlatbuffer:
     """The translator running in the background on `module` as it is now (its text is
     taken at once): `result()` waits for the flatbuffer, `cancel()` stops it. compile()
     starts one before validation when asked to, so the two overlap (validation does not
-    change the module; `declare_target` is the environment the pipeline declares after it)."""
+    change the module; `declare_target` is the environment the pipeline declares after it).
 
-    def __init__(self, module: ir.Module, declare_target: str | None = None):
+    A function of more than `piece_ops` ops is translated in pieces, one translator each,
+    and joined (serialize_pieces.py): the translator's time grows with the square of a
+    block's size."""
+
+    def __init__(self, module: ir.Module, declare_target: str | None = None,
+                 piece_ops: int = serialize_pieces.PIECE_OPS):
         self._tmp = tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-")
-        self._mlir = Path(self._tmp.name) / "model.mlir"
-        self._fb = Path(self._tmp.name) / "model.tosa"
+        self._processes: list[tuple[subprocess.Popen, Path, Path]] = []
         try:
-            self._mlir.write_text(translator_input(module, declare_target))
-            self._process = subprocess.Popen(
-                [tosa_opt(), str(self._mlir), "--tosa-serialize",
-                 f"--tosa-flatbuffer-filename={self._fb}", "-o", os.devnull],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            with translator_module(module, declare_target) as copy:
+                self._pieces = serialize_pieces.split(copy, piece_ops)
+                texts = ([_translator_asm(copy)] if self._pieces is None else
+                         [_translator_asm(p.module.operation) for p in self._pieces])
+            for p in self._pieces or ():
+                p.module = None  # only its names are needed from here on
+            for n, text in enumerate(texts):
+                stem = "model" if len(texts) == 1 else f"model{n}"
+                mlir = Path(self._tmp.name) / f"{stem}.mlir"
+                fb = mlir.with_suffix(".tosa")
+                mlir.write_text(text)
+                process = subprocess.Popen(
+                    [tosa_opt(), str(mlir), "--tosa-serialize",
+                     f"--tosa-flatbuffer-filename={fb}", "-o", os.devnull],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                self._processes.append((process, mlir, fb))
         except BaseException:
-            self._tmp.cleanup()
+            self.cancel()
             raise
-        self._bytes: bytes | None = None
+        # Waits for the translators and joins the pieces (no MLIR, so it runs while the
+        # pipeline validates the module with the GIL released).
+        self._outcome: bytes | BaseException | None = None
+        self._worker = threading.Thread(target=self._finish, daemon=True,
+                                        name="torch2tosa-serialize")
+        self._worker.start()
 
-    def result(self) -> bytes:
-        if self._bytes is None:
-            try:
-                _, stderr = self._process.communicate()
-                if self._process.returncode != 0 or not self._fb.exists():
+    def _finish(self) -> None:
+        try:
+            for process, mlir, fb in self._processes:
+                _, stderr = process.communicate()
+                if process.returncode != 0 or not fb.exists():
                     raise SerializationError(
                         "tosa-opt --tosa-serialize failed:\n" + stderr.strip().replace(
-                            str(self._mlir), "<model.mlir>"))
-                self._bytes = name_blocks_after_regions(self._fb.read_bytes())
-            finally:
-                self.cancel()
-        return self._bytes
+                            str(mlir), f"<{mlir.name}>"))
+            if self._pieces is None:
+                flatbuffer = self._processes[0][2].read_bytes()
+            else:
+                flatbuffer = self._join()
+            self._outcome = name_blocks_after_regions(flatbuffer)
+        except BaseException as e:  # handed to result()
+            self._outcome = e
+
+    def _join(self) -> bytes:
+        try:
+            return serialize_pieces.join(
+                self._pieces, [fb for _, _, fb in self._processes], Path(self._tmp.name))
+        except subprocess.CalledProcessError as e:
+            raise SerializationError(f"joining the translated pieces failed: flatc: "
+                                     f"{(e.stderr or b'').decode(errors='replace').strip()}")
+        except (KeyError, ValueError) as e:
+            raise SerializationError(f"joining the translated pieces failed: "
+                                     f"{type(e).__name__}: {e}") from None
+
+    def result(self) -> bytes:
+        try:
+            self._worker.join()
+        finally:
+            self.cancel()
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        return self._outcome
 
     def cancel(self) -> None:
-        """Stops the translator (if it still runs) and removes its files."""
-        if self._process.poll() is None:
-            self._process.kill()
-            self._process.communicate()
+        """Stops the translators (those still running) and removes their files."""
+        for process, _, _ in self._processes:
+            if process.poll() is None:
+                process.kill()
+        worker = getattr(self, "_worker", None)
+        if worker is not None:
+            worker.join()  # it stops at the first translator that failed (or was killed)
+        for process, _, _ in self._processes:  # reap them all, read or not
+            process.wait()
+            if process.stderr is not None:
+                process.stderr.close()
         self._tmp.cleanup()
 
 

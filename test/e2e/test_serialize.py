@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -40,6 +41,22 @@ def test_serialize_translator_failure_leaves_no_file(tmp_path, monkeypatch):
                                                           "model.mlir:1:1: error: cannot serialize"):
         compiled.save(out)
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_serialize_runs_the_native_translator_not_the_python_shim():
+    """The wheel's `tosa-opt` command is a Python script that starts an interpreter to run
+    the binary; the translator is run directly (an ELF executable from the wheel's bin/)."""
+    path = Path(serialize.tosa_opt())
+    assert path.parent.name == "bin" and path.name == "tosa-opt"
+    assert path.read_bytes()[:4] == b"\x7fELF"
+    script = Path(sys.executable).with_name("tosa-opt")
+    assert not script.exists() or script.read_bytes()[:2] == b"#!"  # the shim it bypasses
+
+
+def test_serialize_without_the_wheel_binary_uses_the_command(monkeypatch):
+    monkeypatch.setattr(serialize, "_wheel_binary", lambda name: None)
+    beside = Path(sys.executable).with_name("tosa-opt")
+    assert serialize.tosa_opt() == (str(beside) if beside.exists() else shutil.which("tosa-opt"))
 
 
 def test_serialize_save_writes_both_files(tmp_path):

@@ -47,7 +47,8 @@ def test_serialize_during_validation_failed_validation_stops_the_translator(tmp_
         torch2tosa.compile(torch.nn.Linear(3, 2), (torch.randn(1, 3),), pipeline=steps,
                            serialize_during_validation=True)
     assert len(started) == 1
-    assert started[0]._process.poll() is not None  # not left running
+    processes = [process for process, _, _ in started[0]._processes]
+    assert processes and all(p.poll() is not None for p in processes)  # not left running
     # Its model.mlir and model.tosa are removed (the reproducer of the failure stays).
     assert [p.name for p in tmp_path.glob("torch2tosa-serialize-*")] == []
     assert len(list(tmp_path.glob("torch2tosa-Linear-*.mlir"))) == 1
