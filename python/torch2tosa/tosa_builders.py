@@ -448,3 +448,36 @@ def pad_edges(x: ir.Value, axis: int, before: int, after: int, mode: str) -> ir.
     else:
         raise ValueError(f"unknown padding mode '{mode}'")
     return concat(parts, axis)
+
+
+def edge_indices(width: int, before: int, after: int, mode: str) -> np.ndarray:
+    """Source position of each of the `before + width + after` padded positions j, with
+    i = j - before: reflect |i| mirrored at W-1 (W-1 - |W-1 - |i||), replicate clip(i, 0, W-1),
+    circular i mod W."""
+    i = np.arange(-before, width + after)
+    if mode == "reflect":
+        return (width - 1) - np.abs((width - 1) - np.abs(i))
+    if mode == "replicate":
+        return np.clip(i, 0, width - 1)
+    if mode == "circular":
+        return np.mod(i, width)
+    raise ValueError(f"unknown padding mode '{mode}'")
+
+
+def gather_edges(x: ir.Value, before: int, after: int, mode: str) -> ir.Value:
+    """`pad_edges` of the last dim as one tosa.gather of constant int32 indices:
+    x [..., W] --reshape--> values [R, W, 1] (R the product of the leading dims),
+    indices [R, W + before + after] (`edge_indices`, the same row R times)
+    --gather--> [R, W', 1] --reshape--> [..., W']. One data-moving op instead of
+    slices, reverses and a concat: IREE fuses the gather into the consumer's input
+    (a concat becomes one copy dispatch per part), at R * W' * 4 bytes of indices."""
+    shape = shape_of(x)
+    rows, width = int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]
+    padded = width + before + after
+    if before == after == 0:
+        return x
+    index = np.tile(edge_indices(width, before, after, mode).astype(np.int32), (rows, 1))
+    values = reshape(x, [rows, width, 1])
+    gathered = tosa.gather(tensor_type([rows, padded, 1], element_type(x)), values,
+                           const(index, int_type(32)))
+    return reshape(gathered, [*shape[:-1], padded])

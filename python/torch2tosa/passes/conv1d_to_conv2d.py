@@ -17,7 +17,9 @@ Padding. zeros: the conv's pad attribute; 'same' is l = d*(K-1)//2, r = d*(K-1) 
 floors: the right pad is reduced by the remainder (and, if that is not enough, the unused
 trailing input columns are sliced off). reflect / replicate / circular reach us as
 `aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
-lowered on the input's last dim with `tb.pad_edges` (slices, reverses and one concat).
+lowered on the input's last dim as one tosa.gather of constant indices (`tb.gather_edges`;
+IREE fuses it into the conv's input, where slices, reverses and a concat cost one copy
+dispatch per part).
 `claims` names the nodes this pass lowers; the importer decomposes the others (an unbatched
 conv1d, padding of more than the last dim, constant padding) as if we did not own the op.
 
@@ -287,7 +289,7 @@ def lower_conv1d_padding(op, rewriter):
 
 
 def lower_pad(op, rewriter):
-    """aten.pad(x [..., W], [l, r], reflect|replicate|circular) -> slices/reverses + concat."""
+    """aten.pad(x [..., W], [l, r], reflect|replicate|circular) -> one gather on W."""
     mode = constant(op.operands[2], "aten.pad: mode")
     shape = tb.vtensor_shape_and_dtype(op.operands[0].type)[0]
     pads = int_list(op.operands[1], "aten.pad: pad")
@@ -303,7 +305,7 @@ def lower_pad(op, rewriter):
         raise UnsupportedError(f"aten.pad: {mode} padding {pads} must be at most {limit} "
                                f"for width {width}")
     with rewriter.ip, op.location:
-        y = tb.pad_edges(tb.to_builtin(op.operands[0]), len(shape) - 1, pads[0], pads[1], mode)
+        y = tb.gather_edges(tb.to_builtin(op.operands[0]), pads[0], pads[1], mode)
         rewriter.replace_op(op, [tb.from_builtin(y)])
 
 
