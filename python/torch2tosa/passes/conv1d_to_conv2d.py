@@ -305,8 +305,23 @@ def lower_pad(op, rewriter):
         raise UnsupportedError(f"aten.pad: {mode} padding {pads} must be at most {limit} "
                                f"for width {width}")
     with rewriter.ip, op.location:
-        y = tb.gather_edges(tb.to_builtin(op.operands[0]), pads[0], pads[1], mode)
+        x = tb.to_builtin(op.operands[0])
+        if _feeds_convolutions_only(op):  # gathered as N,W',C: the conv's transpose cancels
+            y = tb.transpose(tb.gather_edges(x, pads[0], pads[1], mode, channels_last=True),
+                             [0, 2, 1])
+        else:
+            y = tb.gather_edges(x, pads[0], pads[1], mode)
         rewriter.replace_op(op, [tb.from_builtin(y)])
+
+
+def _feeds_convolutions_only(pad) -> bool:
+    """True when the [N, C, W] result of `pad` is only the input of 1D convolutions, each of
+    which starts with NCW -> NWC (`to_nhwc`): a pad gathered straight into N,W,C then needs
+    the transpose back to NCW only for fold-layout to cancel it against the conv's."""
+    users = [use.owner for use in pad.result.uses]
+    return (len(tb.vtensor_shape_and_dtype(pad.result.type)[0] or []) == 3 and bool(users)
+            and all(u.name in ("torch.aten.convolution", "torch.aten.conv1d.padding")
+                    and u.operands[0] == pad.result for u in users))
 
 
 def claims(node, is_constant) -> bool:
