@@ -19,7 +19,8 @@ trailing input columns are sliced off). reflect / replicate / circular reach us 
 `aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
 lowered on the input's last dim as one tosa.gather of constant indices (`tb.gather_edges`;
 IREE fuses it into the conv's input, where slices, reverses and a concat cost one copy
-dispatch per part).
+dispatch per part); a pad that only feeds convs is gathered straight into N,W',C and its
+NWC -> NCW cancels against the conv's NCW -> NWC in fold-layout.
 `claims` names the nodes this pass lowers; the importer decomposes the others (an unbatched
 conv1d, padding of more than the last dim, constant padding) as if we did not own the op.
 
