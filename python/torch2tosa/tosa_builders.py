@@ -448,3 +448,51 @@ def pad_edges(x: ir.Value, axis: int, before: int, after: int, mode: str) -> ir.
     else:
         raise ValueError(f"unknown padding mode '{mode}'")
     return concat(parts, axis)
+
+
+def edge_indices(width: int, before: int, after: int, mode: str) -> np.ndarray:
+    """Source position of each of the `before + width + after` padded positions j, with
+    i = j - before: reflect |i| mirrored at W-1 (W-1 - |W-1 - |i||), replicate clip(i, 0, W-1),
+    circular i mod W."""
+    i = np.arange(-before, width + after)
+    if mode == "reflect":
+        return (width - 1) - np.abs((width - 1) - np.abs(i))
+    if mode == "replicate":
+        return np.clip(i, 0, width - 1)
+    if mode == "circular":
+        return np.mod(i, width)
+    raise ValueError(f"unknown padding mode '{mode}'")
+
+
+def gather_edges(x: ir.Value, before: int, after: int, mode: str,
+                 channels_last: bool = False) -> ir.Value:
+    """`pad_edges` of the last dim as one tosa.gather of constant int32 indices (W' =
+    W + before + after, src = `edge_indices`):
+      x [..., W] --reshape--> values [R, W, 1] (R the product of the leading dims),
+      indices [R, W'] (src on every row) --gather--> [R, W', 1] --reshape--> [..., W'];
+    channels_last (x [N, C, W]): the padded result laid out as [N, W', C], for a consumer
+    that wants N,W,C (a conv) and would transpose it: values [1, N*C*W, 1], indices
+    [1, N*W'*C] = n*C*W + c*W + src[j] at (n, j, c) --gather--> [1, N*W'*C, 1]
+    --reshape--> [N, W', C]. One data-moving op instead of slices, reverses and a concat:
+    IREE fuses the gather into its consumer, where a concat costs one copy dispatch per
+    part. The indices take R * W' * 4 bytes."""
+    shape = shape_of(x)
+    width = shape[-1]
+    padded = width + before + after
+    src = edge_indices(width, before, after, mode).astype(np.int64)
+    if channels_last:
+        batch, channels, _ = shape
+        flat = (np.arange(batch)[:, None, None] * channels * width
+                + np.arange(channels)[None, None, :] * width + src[None, :, None])
+        total = batch * padded * channels
+        gathered = tosa.gather(tensor_type([1, total, 1], element_type(x)),
+                               reshape(x, [1, batch * channels * width, 1]),
+                               const(flat.reshape(1, total).astype(np.int32), int_type(32)))
+        return reshape(gathered, [batch, padded, channels])
+    if before == after == 0:
+        return x
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    index = np.tile(src.astype(np.int32), (rows, 1))
+    gathered = tosa.gather(tensor_type([rows, padded, 1], element_type(x)),
+                           reshape(x, [rows, width, 1]), const(index, int_type(32)))
+    return reshape(gathered, [*shape[:-1], padded])

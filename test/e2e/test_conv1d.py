@@ -78,6 +78,10 @@ def test_conv1d_to_conv2d_conv1d(variant):
     per_group = 1 < groups <= conv1d_to_conv2d.PER_GROUP_MAX and groups != model.in_channels
     assert sum(counts[op] for op in CONV_ONLY) == (groups if per_group else 1), counts
     assert counts["tosa.transpose"] <= 2, counts  # one in, one out; weights are constants
+    if cfg.get("padding_mode", "zeros") != "zeros":
+        # one gather straight into N,W,C: no concat, and the conv's input transpose cancels
+        assert counts["tosa.gather"] == 1 and "tosa.concat" not in counts, counts
+        assert counts["tosa.transpose"] == 1, counts
 
 
 @pytest.mark.parametrize("padding,k,dilation", [("same", 3, 1), ("same", 4, 1), ("same", 3, 3),

@@ -17,7 +17,10 @@ Padding. zeros: the conv's pad attribute; 'same' is l = d*(K-1)//2, r = d*(K-1) 
 floors: the right pad is reduced by the remainder (and, if that is not enough, the unused
 trailing input columns are sliced off). reflect / replicate / circular reach us as
 `aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
-lowered on the input's last dim with `tb.pad_edges` (slices, reverses and one concat).
+lowered on the input's last dim as one tosa.gather of constant indices (`tb.gather_edges`;
+IREE fuses it into the conv's input, where slices, reverses and a concat cost one copy
+dispatch per part); a pad that only feeds convs is gathered straight into N,W',C and its
+NWC -> NCW cancels against the conv's NCW -> NWC in fold-layout.
 `claims` names the nodes this pass lowers; the importer decomposes the others (an unbatched
 conv1d, padding of more than the last dim, constant padding) as if we did not own the op.
 
@@ -287,7 +290,7 @@ def lower_conv1d_padding(op, rewriter):
 
 
 def lower_pad(op, rewriter):
-    """aten.pad(x [..., W], [l, r], reflect|replicate|circular) -> slices/reverses + concat."""
+    """aten.pad(x [..., W], [l, r], reflect|replicate|circular) -> one gather on W."""
     mode = constant(op.operands[2], "aten.pad: mode")
     shape = tb.vtensor_shape_and_dtype(op.operands[0].type)[0]
     pads = int_list(op.operands[1], "aten.pad: pad")
@@ -303,8 +306,23 @@ def lower_pad(op, rewriter):
         raise UnsupportedError(f"aten.pad: {mode} padding {pads} must be at most {limit} "
                                f"for width {width}")
     with rewriter.ip, op.location:
-        y = tb.pad_edges(tb.to_builtin(op.operands[0]), len(shape) - 1, pads[0], pads[1], mode)
+        x = tb.to_builtin(op.operands[0])
+        if _feeds_convolutions_only(op):  # gathered as N,W',C: the conv's transpose cancels
+            y = tb.transpose(tb.gather_edges(x, pads[0], pads[1], mode, channels_last=True),
+                             [0, 2, 1])
+        else:
+            y = tb.gather_edges(x, pads[0], pads[1], mode)
         rewriter.replace_op(op, [tb.from_builtin(y)])
+
+
+def _feeds_convolutions_only(pad) -> bool:
+    """True when the [N, C, W] result of `pad` is only the input of 1D convolutions, each of
+    which starts with NCW -> NWC (`to_nhwc`): a pad gathered straight into N,W,C then needs
+    the transpose back to NCW only for fold-layout to cancel it against the conv's."""
+    users = [use.owner for use in pad.result.uses]
+    return (len(tb.vtensor_shape_and_dtype(pad.result.type)[0] or []) == 3 and bool(users)
+            and all(u.name in ("torch.aten.convolution", "torch.aten.conv1d.padding")
+                    and u.operands[0] == pad.result for u in users))
 
 
 def claims(node, is_constant) -> bool:
