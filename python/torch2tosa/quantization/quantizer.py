@@ -156,16 +156,22 @@ class TosaQuantizer(Quantizer):
                                             None if ch_axis is None else 0)
         _annotate(node, inputs, self._output_unless_fused(node))
 
+    def _recurrent_inputs(self, x: Node, hx: Node) -> tuple[dict, object]:
+        """The input annotations of a GRU (cell) and its state's spec: x the activation
+        format; a given hx (not a zero fill) its own initial-state format, and then the state
+        format observed (h0 may take it beyond [-1, 1]), else the fixed one."""
+        inputs = {x: self.scheme.activation}
+        if hx.op == "call_function" and hx.target in ZERO_FILLS:
+            return inputs, self.scheme.state
+        inputs[hx] = self.scheme.initial_state
+        return inputs, self.scheme.state_observed
+
     def _annotate_gru(self, node: Node) -> None:
         """aten.gru.input(x, hx, params, has_biases, ...) -> (output, h_n) via getitems."""
         x, hx, params, has_biases = node.args[:4]
         if not (_is_float(x) and _is_float(hx)):
             return
-        state = self.scheme.state
-        inputs = {x: self.scheme.activation}
-        if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
-            inputs[hx] = self.scheme.initial_state
-            state = self.scheme.state_observed
+        inputs, state = self._recurrent_inputs(x, hx)
         per_group = 4 if has_biases else 2
         for i, w in enumerate(params):
             if i % per_group < 2 and isinstance(w, Node) and _is_float(w):
@@ -185,11 +191,7 @@ class TosaQuantizer(Quantizer):
         x, hx, w_ih, w_hh = node.args[:4]
         if not (_is_float(x) and _is_float(hx) and _is_float(node)):
             return
-        state = self.scheme.state
-        inputs = {x: self.scheme.activation}
-        if not (hx.op == "call_function" and hx.target in ZERO_FILLS):
-            inputs[hx] = self.scheme.initial_state
-            state = self.scheme.state_observed
+        inputs, state = self._recurrent_inputs(x, hx)
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
