@@ -464,6 +464,25 @@ def edge_indices(width: int, before: int, after: int, mode: str) -> np.ndarray:
     raise ValueError(f"unknown padding mode '{mode}'")
 
 
+def gather(values: ir.Value, indices: ir.Value | np.ndarray) -> ir.Value:
+    """tosa.gather: values [N, K, C], indices [N, W] (an i32 tensor, or a constant array)
+    -> [N, W, C], out[n, w] = values[n, indices[n, w]]."""
+    if isinstance(indices, np.ndarray):
+        indices = const(indices.astype(np.int32), int_type(32))
+    n, _, channels = shape_of(values)
+    return tosa.gather(tensor_type([n, shape_of(indices)[1], channels], element_type(values)),
+                       values, indices)
+
+
+def gather_elements(x: ir.Value, positions: np.ndarray) -> ir.Value:
+    """A tensor of positions' shape whose element p is x's element positions[p] (row-major
+    flat index): x --reshape--> [1, numel, 1] --gather--> [1, positions.size, 1] --reshape-->
+    positions.shape."""
+    numel = int(np.prod(shape_of(x), dtype=np.int64))
+    gathered = gather(reshape(x, [1, numel, 1]), positions.reshape(1, -1))
+    return reshape(gathered, list(positions.shape))
+
+
 def gather_edges(x: ir.Value, before: int, after: int, mode: str,
                  channels_last: bool = False) -> ir.Value:
     """`pad_edges` of the last dim as one tosa.gather of constant int32 indices (W' =
@@ -471,28 +490,21 @@ def gather_edges(x: ir.Value, before: int, after: int, mode: str,
       x [..., W] --reshape--> values [R, W, 1] (R the product of the leading dims),
       indices [R, W'] (src on every row) --gather--> [R, W', 1] --reshape--> [..., W'];
     channels_last (x [N, C, W]): the padded result laid out as [N, W', C], for a consumer
-    that wants N,W,C (a conv) and would transpose it: values [1, N*C*W, 1], indices
-    [1, N*W'*C] = n*C*W + c*W + src[j] at (n, j, c) --gather--> [1, N*W'*C, 1]
-    --reshape--> [N, W', C]. One data-moving op instead of slices, reverses and a concat:
-    IREE fuses the gather into its consumer, where a concat costs one copy dispatch per
-    part. The indices take R * W' * 4 bytes."""
+    that wants N,W,C (a conv) and would transpose it: `gather_elements` of the positions
+    n*C*W + c*W + src[j] at (n, j, c). One data-moving op instead of slices, reverses and a
+    concat: IREE fuses the gather into its consumer, where a concat costs one copy dispatch
+    per part. The indices take R * W' * 4 bytes."""
     shape = shape_of(x)
     width = shape[-1]
     padded = width + before + after
     src = edge_indices(width, before, after, mode).astype(np.int64)
     if channels_last:
         batch, channels, _ = shape
-        flat = (np.arange(batch)[:, None, None] * channels * width
-                + np.arange(channels)[None, None, :] * width + src[None, :, None])
-        total = batch * padded * channels
-        gathered = tosa.gather(tensor_type([1, total, 1], element_type(x)),
-                               reshape(x, [1, batch * channels * width, 1]),
-                               const(flat.reshape(1, total).astype(np.int32), int_type(32)))
-        return reshape(gathered, [batch, padded, channels])
+        return gather_elements(x, np.arange(batch)[:, None, None] * channels * width
+                               + np.arange(channels)[None, None, :] * width
+                               + src[None, :, None])
     if before == after == 0:
         return x
     rows = int(np.prod(shape[:-1], dtype=np.int64))
-    index = np.tile(src.astype(np.int32), (rows, 1))
-    gathered = tosa.gather(tensor_type([rows, padded, 1], element_type(x)),
-                           reshape(x, [rows, width, 1]), const(index, int_type(32)))
+    gathered = gather(reshape(x, [rows, width, 1]), np.tile(src, (rows, 1)))
     return reshape(gathered, [*shape[:-1], padded])

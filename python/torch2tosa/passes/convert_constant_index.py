@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 from torch_mlir import ir
-from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
 from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
@@ -68,11 +67,7 @@ def convert_index(op, rewriter):
     if list(positions.shape) != list(out_type.shape):
         return NO_MATCH
     with rewriter.ip, op.location:
-        elem = tb.builtin_type_for(x.type).element_type
-        values = tb.reshape(tb.to_builtin(x), [1, numel, 1])
-        index = tb.const(positions.reshape(1, -1).astype(np.int32), tb.int_type(32))
-        gathered = tosa.gather(tb.tensor_type([1, positions.size, 1], elem), values, index)
-        y = tb.reshape(gathered, list(positions.shape))
+        y = tb.gather_elements(tb.to_builtin(x), positions)
         rewriter.replace_op(op, [tb.from_builtin(y)])
 
 

@@ -41,7 +41,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from torch_mlir import ir
-from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
 
@@ -144,19 +143,16 @@ class Cell:
         directions = [self.relayout(p, hidden) for p in params]
         if self.merge is not None:
             return self.merge(directions, hidden, elem)
-        return stack_layer_weights(directions, hidden, 0, elem)
+        return stack_layer_weights(directions, hidden, elem)
 
     def state_widths(self, weights: LayerWeights) -> list[int]:
         return [weights.state_width if s == "h" else weights.hidden for s in self.state_names]
 
 
-def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int, batch: int,
+def stack_layer_weights(directions: Sequence[DirectionWeights], hidden: int,
                         elem: ir.Type) -> LayerWeights:
-    """One entry per direction (the matmul batch axis); zero biases are dropped.
-
-    `batch` is not used: the batch is the matmul's row dimension, so every weight is
-    held once whatever the batch (kept in the signature for existing callers)."""
-    del batch
+    """One entry per direction (the matmul batch axis; the batch is the matmul's row axis,
+    so every weight is held once whatever the batch); zero biases are dropped."""
 
     def rows(get):
         return [get(d) for d in directions]
@@ -182,16 +178,17 @@ def carry_in(states0: States, weights: LayerWeights) -> States:
     return (tb.tile(h0, [weights.copies, 1, 1]), *states0[1:])
 
 
+def first_copy(v: ir.Value, weights: LayerWeights) -> ir.Value:
+    """Copy 0 of [copies * D, R, P]: [D, R, P]."""
+    dirs, rows, width = tb.shape_of(v)
+    return tb.slice_(v, [0, 0, 0], [dirs // weights.copies, rows, width])
+
+
 def carry_out(seq: ir.Value, states: States, weights: LayerWeights) -> tuple[ir.Value, States]:
     """Keeps copy 0 of the outputs [copies * D, T*B, P] and the last h [copies * D, B, P]."""
     if weights.copies == 1:
         return seq, states
-
-    def first(v):
-        dirs, rows, width = tb.shape_of(v)
-        return tb.slice_(v, [0, 0, 0], [dirs // weights.copies, rows, width])
-
-    return first(seq), (first(states[0]), *states[1:])
+    return first_copy(seq, weights), (first_copy(states[0], weights), *states[1:])
 
 
 def input_projection(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -252,7 +249,7 @@ def _first_copies(outputs: list[ir.Value], states: States,
     seq = tb.reshape(tb.concat(outputs, axis=0), [steps, copies, batch * width])
     seq = tb.slice_(seq, [0, 0, 0], [steps, 1, batch * width])
     seq = tb.reshape(seq, [1, steps * batch, width])
-    return seq, (tb.slice_(states[0], [0, 0, 0], [1, batch, width]), *states[1:])
+    return seq, (first_copy(states[0], weights), *states[1:])
 
 
 def batch_major(seq: ir.Value, layout: SeqLayout) -> ir.Value:
@@ -267,5 +264,4 @@ def batch_major(seq: ir.Value, layout: SeqLayout) -> ir.Value:
     dirs, rows, width = tb.shape_of(seq)
     steps, batch = layout.steps, layout.batch
     order = np.arange(rows).reshape(steps, batch).T.reshape(1, rows)  # out b*T + t <- t*B + b
-    indices = tb.const(np.repeat(order, dirs, axis=0).astype(np.int32), tb.int_type(32))
-    return tosa.gather(tb.tensor_type([dirs, rows, width], tb.element_type(seq)), seq, indices)
+    return tb.gather(seq, np.repeat(order, dirs, axis=0))

@@ -63,12 +63,6 @@ def _zero_buffer(dirs: int, layout: SeqLayout, width: int, elem: ir.Type) -> ir.
     return tb.tile(tb.const(np.zeros([dirs, layout.batch, width]), elem), [1, layout.steps, 1])
 
 
-def _gather(values: ir.Value, idx: ir.Value) -> ir.Value:
-    dirs, _, width = tb.shape_of(values)
-    return tosa.gather(tb.tensor_type([dirs, tb.shape_of(idx)[1], width], tb.element_type(values)),
-                       values, idx)
-
-
 def _scatter(values: ir.Value, idx: ir.Value, rows: ir.Value) -> ir.Value:
     return tosa.scatter(values.type, values, idx, rows)
 
@@ -92,7 +86,7 @@ def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights, layout: 
         counter = args[0]
         idx = _indices(counter)
         gi = args[-1]
-        gi_t = _gather(gi, idx)
+        gi_t = tb.gather(gi, idx)
         if gi_is_out:
             states = tuple(args[1:-1])
             states_next = cell.step(gi_t, states, consts, weights.hidden)
@@ -123,7 +117,7 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     # peel the zero-state step (no recurrent matmul for it) or a step 0 of its own
     if any(s is None for s in states0) or step0 is not cell.step:
         idx0 = _indices(_row_const(dirs, layout, 0, _counter_elem(weights)))
-        states0 = step0(_gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
+        states0 = step0(tb.gather(gi, idx0), states0, cell.constants(weights), weights.hidden)
         if gi_is_out:
             gi = _scatter(gi, idx0, states0[0])
         else:
