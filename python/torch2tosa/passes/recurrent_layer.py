@@ -23,7 +23,7 @@ concatenation of the layers' [D, B, *] states).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 from torch_mlir import ir
@@ -203,8 +203,8 @@ def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: Recurr
     finals: list[list[ir.Value]] = [[] for _ in inits]
     for i in range(cfg.num_layers):
         cell, weights = layer(i)
-        packing = _CHANNELS if cell.channel_directions else _BATCH
-        widths = [w // d if cell.channel_directions else w for w in cell.state_widths(weights)]
+        packing = _Packing(cell.channel_directions)
+        widths = [w // d if packing.in_channels else w for w in cell.state_widths(weights)]
         states0 = tuple(
             None if s is None else packing.pack_state(tb.slice_(s, [i * d, 0, 0], [d, batch, w]))
             for s, w in zip(inits, widths))
@@ -216,35 +216,27 @@ def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: Recurr
     return layer_input, [tb.concat(f, axis=0) for f in finals]
 
 
-def _direction_on_batch(states: ir.Value, k: int, directions: int) -> ir.Value:
+def _direction_on_batch(states: ir.Value, k: int) -> ir.Value:
     """Direction k of [D, R, P]: [1, R, P]."""
     _, rows, width = tb.shape_of(states)
     return tb.slice_(states, [k, 0, 0], [1, rows, width])
 
 
-def _direction_in_channels(states: ir.Value, k: int, directions: int) -> ir.Value:
-    """Direction k of [1, R, D*P] (columns k*P..): [1, R, P]."""
-    _, rows, width = tb.shape_of(states)
-    width //= directions
-    return tb.slice_(states, [0, 0, k * width], [1, rows, width])
-
-
-def _to_channels(states: ir.Value) -> ir.Value:
-    """[D, R, P] -> [1, R, D*P]."""
-    dirs, rows, width = tb.shape_of(states)
-    if dirs == 1 or rows == 1:
-        return tb.reshape(states, [1, rows, dirs * width])
-    return tb.concat([_direction_on_batch(states, k, dirs) for k in range(dirs)], axis=2)
-
-
 @dataclass(frozen=True)
 class _Packing:
     """Where a layer's directions go: the matmul batch axis ([D, R, P], every cell but
-    GRU_GATES) or the channels ([1, R, D*P], `Cell.channel_directions`)."""
+    GRU_GATES) or the channels ([1, R, D*P], direction d at columns d*P..;
+    `Cell.channel_directions`)."""
 
-    input_axis: int  # the axis the directions' (reversed) inputs are concatenated on
-    pack_state: Callable[[ir.Value], ir.Value]  # [D, B, P] -> the runner's state
-    direction: Callable[[ir.Value, int, int], ir.Value]  # (runner's states, k, D) -> [1, R, P]
+    in_channels: bool
+
+    def direction(self, states: ir.Value, k: int, directions: int) -> ir.Value:
+        """Direction k of the runner's states: [1, R, P]."""
+        if not self.in_channels:
+            return _direction_on_batch(states, k)
+        _, rows, width = tb.shape_of(states)
+        width //= directions
+        return tb.slice_(states, [0, 0, k * width], [1, rows, width])
 
     def pack_input(self, x: ir.Value, directions: int, seq_axis: int) -> ir.Value:
         """[A0, A1, F] (time-major or batch-first) -> the runner's x; the backward direction
@@ -253,11 +245,20 @@ class _Packing:
         rows = [tb.reshape(x, [1, a0 * a1, features])]
         if directions == 2:
             rows.append(tb.reshape(tb.reverse(x, seq_axis), [1, a0 * a1, features]))
-        return tb.concat(rows, axis=self.input_axis)
+        return tb.concat(rows, axis=2 if self.in_channels else 0)
+
+    def pack_state(self, states: ir.Value) -> ir.Value:
+        """[D, B, P] -> the runner's state."""
+        dirs, rows, width = tb.shape_of(states)
+        if not self.in_channels:
+            return states
+        if dirs == 1 or rows == 1:
+            return tb.reshape(states, [1, rows, dirs * width])
+        return tb.concat([_direction_on_batch(states, k) for k in range(dirs)], axis=2)
 
     def unpack(self, states: ir.Value, directions: int) -> ir.Value:
         """The runner's states -> [D, R, P]."""
-        if self.pack_state is _identity:
+        if not self.in_channels:
             return states
         _, rows, width = tb.shape_of(states)
         if directions == 1 or rows == 1:
@@ -275,14 +276,6 @@ class _Packing:
         if directions == 1:
             return direction(0)
         return tb.concat([direction(0), tb.reverse(direction(1), seq_axis)], axis=2)
-
-
-def _identity(states: ir.Value) -> ir.Value:
-    return states
-
-
-_BATCH = _Packing(0, _identity, _direction_on_batch)
-_CHANNELS = _Packing(2, _to_channels, _direction_in_channels)
 
 
 # --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
