@@ -60,13 +60,20 @@ def _describe(op) -> str:
     return sizes + cfg.describe()
 
 
-def _input(op, opname: str = OPNAME) -> tuple[ir.Value, QParams]:
+def _input(op, opname: str, layer: str, description: str) -> tuple[ir.Value, QParams]:
+    """(integer input, its QParams); errors name the `layer` ("GRU") and its `description`."""
     found = dequantized(op.operands[0])
     if found is None or found[1].axis is not None:
         raise not_quantized_error(op)
-    if found[1].int_type not in _SCHEMES:
-        raise UnsupportedError(f"{opname}: input quantized as {found[1].int_type}; int8 (a8w8) "
+    qp = found[1]
+    if qp.int_type not in _SCHEMES:
+        raise UnsupportedError(f"{opname}: input quantized as {qp.int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
+    if qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+        raise UnsupportedError(
+            f"{opname}: this {layer}'s input ({description}) has quantization scale "
+            f"{qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
+            f"exercised it (zero range); calibrate with representative inputs")
     return found
 
 
@@ -168,12 +175,7 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     check_supported(cfg, OPNAME)
     if dequantized(param_values(op, OPNAME)[0]) is None:  # float weights: not quantized
         raise not_quantized_error(op)
-    x_int, x_qp = _input(op)
-    if x_qp.scalar_scale <= MIN_CALIBRATED_SCALE:
-        raise UnsupportedError(
-            f"{OPNAME}: this GRU's input ({_describe(op)}) has quantization scale "
-            f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
-            f"exercised it (zero range); calibrate with representative inputs")
+    x_int, x_qp = _input(op, OPNAME, "GRU", _describe(op))
     scheme = _SCHEMES[x_qp.int_type]
     _check_target(scheme, target)
     x_type = tb.builtin_type_for(x_int.type)
@@ -230,12 +232,7 @@ def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
             f"the TOSA INT profile (a quantizer left it unquantized); quantize the model with "
             f"torch2tosa.quantize(model, calibration, scheme) first, whose quantizer covers "
             f"GRUCells")
-    x_int, x_qp = _input(op, opname)
-    if x_qp.scalar_scale <= MIN_CALIBRATED_SCALE:
-        raise UnsupportedError(
-            f"{opname}: this GRUCell's input ({_cell_describe(op)}) has quantization scale "
-            f"{x_qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
-            f"exercised it (zero range); calibrate with representative inputs")
+    x_int, x_qp = _input(op, opname, "GRUCell", _cell_describe(op))
     scheme = _SCHEMES[x_qp.int_type]
     _check_target(scheme, target, opname)
     x_type = tb.builtin_type_for(x_int.type)
