@@ -235,13 +235,15 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # INT: the quantized ops become integer TOSA next; what is left must not compute in float.
     # INT: decompose-gru lowers the quantized GRUs first (its results come back as dequantize
     # ops, which convert-quantized-ops folds into the quantize that follows).
-    form = f"form={options.gru_form}"
-    gru = f"decompose-gru{{{form} target={options.target.name}}}"
-    integer = ([gru, "convert-io-to-integer", f"convert-quantized-ops{{target={options.target.name}}}",
+    target = f"target={options.target.name}"
+    gru, lstm = (f"{flag}{{form={options.gru_form} {target}}}"
+                 for flag in ("decompose-gru", "decompose-lstm"))
+    integer = ([gru, "convert-io-to-integer", f"convert-quantized-ops{{{target}}}",
                 "verify-integer-graph"]
                if options.target.is_int else [])
-    recurrent = [f"{flag}{{{form}}}" for flag in RECURRENT_PASSES
-                 if not (options.target.is_int and flag == "decompose-gru")]
+    # The GRU and LSTM cells depend on the target (its cost model, Target.fused_kernels).
+    recurrent = [*([] if options.target.is_int else [gru]), lstm,
+                 f"decompose-rnn{{form={options.gru_form}}}"]
     # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *integer, "decompose-pow",
                    "convert-constant-index", "conv1d-to-conv2d", *recurrent]

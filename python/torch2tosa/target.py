@@ -6,14 +6,26 @@ default pipeline (which passes run, what `tosa-attach-target` declares, what
 `tosa-validate` checks), the passes that take a `target` option, and the
 compile summary. No pass tests for "is this INT?" on its own.
 
-    name            profile   extensions a graph may use       accelerator
-    tosa-fp         PRO-FP    controlflow                       -
-    tosa-int        PRO-INT   int16, controlflow                -
+    name            profile   extensions a graph may use       consumer
+    tosa-fp         PRO-FP    controlflow                       any (op by op: reference model)
+    iree-llvm-cpu   PRO-FP    controlflow                       IREE's llvm-cpu (fused kernels)
+    tosa-int        PRO-INT   int16, controlflow                any
     ethos-u55-128   PRO-INT   int16 (not in TABLE)              Ethos-U55, 128 MACs
     ethos-u85-256   PRO-INT   int16, controlflow                Ethos-U85, 256 MACs
 
 Ethos-U55 has no control flow, gather or scatter (so no loop-form recurrences)
 and only int8 TABLE lookups (Vela's supported-operator report for TOSA input).
+
+What a step of a recurrence costs depends on the consumer (`fused_kernels`). Run op
+by op (the reference model, an NPU's command stream), every TOSA op is a kernel: the
+recurrent cells take the fewest ops per step. A compiler that fuses elementwise ops
+into kernels (IREE) runs one step as two kernels whatever its op count, and what
+costs there is the work inside them: a GRU that carries its state once per gate to
+save a slice has the fused kernel recompute the gate activations on every copy (on
+small layers about 1.2x the time per step), and a bidirectional layer held as one
+block-diagonal recurrence does twice the multiply-adds. `iree-llvm-cpu` takes the
+cells laid out for fused kernels instead (`recurrent_cells.GRU_FUSED`, `LSTM_FUSED`):
+more TOSA ops, less work per kernel.
 """
 
 from __future__ import annotations
@@ -43,6 +55,9 @@ class Target:
     description: str
     accelerator: str | None = None  # Vela's --accelerator-config, for NPU targets
     int16_tables: bool = True  # 513-entry int16 TABLE (EXT-INT16)
+    # The consumer compiles the graph into fused kernels (IREE) rather than running it op by
+    # op: the recurrent cells are laid out for the work inside a kernel, not the op count.
+    fused_kernels: bool = False
 
     def __post_init__(self):
         if not self.extensions:  # see environment_options
@@ -93,6 +108,9 @@ TARGETS: dict[str, Target] = {
     for t in (
         Target("tosa-fp", PRO_FP, frozenset({"controlflow"}),
                "TOSA 1.0 PRO-FP, level 8K"),
+        Target("iree-llvm-cpu", PRO_FP, frozenset({"controlflow"}),
+               "TOSA 1.0 PRO-FP, level 8K, for IREE's llvm-cpu backend (fused kernels)",
+               fused_kernels=True),
         Target("tosa-int", PRO_INT, frozenset({"int16", "controlflow"}),
                "TOSA 1.0 PRO-INT, level 8K"),
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),

@@ -134,7 +134,8 @@ def test_compile_api_graph_module_is_compiled_without_eval():
 
 def test_compile_api_unknown_target_is_named():
     with pytest.raises(Torch2TosaError, match="unknown target 'tosa-fancy'; targets: tosa-fp, "
-                                              "tosa-int, ethos-u55-128, ethos-u85-256"):
+                                              "iree-llvm-cpu, tosa-int, ethos-u55-128, "
+                                              "ethos-u85-256"):
         torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="tosa-fancy")
 
 

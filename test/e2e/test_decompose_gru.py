@@ -51,6 +51,22 @@ def test_decompose_gru_configs(name, kwargs, batch, seq, with_h0, form):
                                          kwargs.get("num_layers", 1))
 
 
+# For fused kernels (target iree-llvm-cpu: recurrent_cells.GRU_FUSED at every length): every
+# config unrolled, and the loop form on the configs with h0, layers and both directions.
+FUSED_LOOP_CONFIGS = ("h0_no_bias_time_major", "three_layers_bidirectional_h0", "seq1_bidirectional_h0")
+FUSED_CASES = ([(c, "unrolled") for c in CONFIGS]
+               + [(c, "loop") for c in CONFIGS if c[0] in FUSED_LOOP_CONFIGS])
+
+
+@pytest.mark.parametrize("config,form", FUSED_CASES, ids=[f"{c[0]}-{f}" for c, f in FUSED_CASES])
+def test_decompose_gru_fused_configs(config, form):
+    _, kwargs, batch, seq, with_h0 = config
+    model, inputs = _model(kwargs, batch, seq, with_h0)
+    counts = compile_and_check(model, inputs, gru_form=form, target="iree-llvm-cpu").op_counts()
+    if form == "unrolled":  # h carried once: no tile into per-gate copies
+        assert counts["tosa.tile"] == 0
+
+
 class OutputOnly(torch.nn.Module):
     """h_n unused: only the sequence output leaves the graph."""
 
@@ -108,6 +124,19 @@ def test_decompose_gru_ops_per_timestep():
                          (dict(batch=4, batch_first=False), 14),
                          (dict(batch=3, batch_first=True, bidirectional=True), 14)]:
         assert (total(20, **kw) - total(10, **kw)) / 10 == per_step, kw
+
+
+def test_decompose_gru_fused_ops_per_timestep():
+    """For fused kernels (GRU_FUSED): 19 ops per step with biases, 18 without, for one or both
+    directions, whatever the length (no GATES_MIN_STEPS switch)."""
+    def total(seq, **kw):
+        model, inputs = gru(16, 32, seq=seq, **kw)
+        compiled = torch2tosa.compile(model, inputs, target="iree-llvm-cpu")
+        return torch2tosa.stats.compute_ops(compiled.op_counts())
+
+    for kw, per_step in [(dict(), 19), (dict(bidirectional=True), 19), (dict(bias=False), 18),
+                         (dict(batch=4, batch_first=False), 19)]:
+        assert (total(6, **kw) - total(3, **kw)) / 3 == per_step, kw
 
 
 def test_decompose_gru_no_reshape_or_transpose_batch_first():

@@ -36,16 +36,26 @@ def test_decompose_lstm_configs(name, kwargs, batch, seq, form):
                                          kwargs.get("num_layers", 1))
 
 
-def _total_ops(seq, **kw):
+@pytest.mark.parametrize("name,kwargs,batch,seq", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_decompose_lstm_fused_configs(name, kwargs, batch, seq):
+    """For fused kernels (target iree-llvm-cpu: recurrent_cells.LSTM_FUSED), unrolled."""
+    model, inputs = lstm(4, 6, seq=seq, batch=batch, **kwargs)
+    compile_and_check(model, inputs, target="iree-llvm-cpu")
+
+
+def _total_ops(seq, target="tosa-fp", **kw):
     model, inputs = lstm(8, 8, seq=seq, **kw)
-    return torch2tosa.stats.compute_ops(torch2tosa.compile(model, inputs).op_counts())
+    return torch2tosa.stats.compute_ops(torch2tosa.compile(model, inputs, target=target).op_counts())
 
 
-@pytest.mark.parametrize("kw,per_step", [(dict(), 14), (dict(bidirectional=True), 14),
-                                         (dict(bias=False), 14), (dict(proj_size=4), 15)])
-def test_decompose_lstm_ops_per_timestep(kw, per_step):
-    """Slope between T=4 and T=8 (per layer, unrolled): 14 ops, 15 with proj_size."""
-    assert (_total_ops(8, **kw) - _total_ops(4, **kw)) / 4 == per_step
+@pytest.mark.parametrize("target,kw,per_step", [
+    ("tosa-fp", dict(), 14), ("tosa-fp", dict(bidirectional=True), 14),
+    ("tosa-fp", dict(bias=False), 14), ("tosa-fp", dict(proj_size=4), 15),
+    ("iree-llvm-cpu", dict(), 16), ("iree-llvm-cpu", dict(proj_size=4), 17)])
+def test_decompose_lstm_ops_per_timestep(target, kw, per_step):
+    """Slope between T=4 and T=8 (per layer, unrolled): 14 ops, 15 with proj_size; for fused
+    kernels (LSTM_FUSED, a sigmoid per gate) 16 and 17."""
+    assert (_total_ops(8, target, **kw) - _total_ops(4, target, **kw)) / 4 == per_step
 
 
 def test_decompose_lstm_no_torch_mlir_fallback():

@@ -28,14 +28,21 @@ from conftest import ATOL_F32
 pytestmark = pytest.mark.xdist_group("iree")
 
 GRU_SEQ = 4
-# (example, gru_form): every example in the default (unrolled) form, and one in the loop form.
-CASES = [(name, "unrolled") for name in examples.EXAMPLES] + [("gru_bidirectional", "loop")]
+IREE_TARGET = "iree-llvm-cpu"
+# (example, gru_form, target): every example in the default (unrolled) form for the default
+# target, one in the loop form, and the recurrent cells laid out for IREE's fused kernels
+# (GRU with h0 and in a CRNN, bidirectional GRU and LSTM, both forms).
+CASES = ([(name, "unrolled", "tosa-fp") for name in examples.EXAMPLES]
+         + [("gru_bidirectional", "loop", "tosa-fp")]
+         + [(name, "unrolled", IREE_TARGET)
+            for name in ("gru_h0", "gru_bidirectional", "lstm_bidirectional", "kws_crnn")]
+         + [("gru_bidirectional", "loop", IREE_TARGET)])
 MODULE_HEAD = '"builtin.module"() ({'
 
 
 def case_id(case) -> str:
-    name, form = case
-    return name if form == "unrolled" else f"{name}_{form}"
+    name, form, target = case
+    return "_".join([name] + [form] * (form != "unrolled") + [target] * (target != "tosa-fp"))
 
 
 def build(name: str):
@@ -65,9 +72,10 @@ def iree_outputs(tmp_path_factory) -> dict[str, tuple[list, list] | Exception]:
     groups: dict[str, list[str]] = defaultdict(list)  # closing line -> case ids
     functions, expected = {}, {}
     for case in CASES:
-        name, form = case
+        name, form, target = case
         model, inputs = build(name)
-        saved = torch2tosa.compile(model, inputs, name=name, gru_form=form).save(out, case_id(case))[1]
+        compiled = torch2tosa.compile(model, inputs, name=name, gru_form=form, target=target)
+        saved = compiled.save(out, case_id(case))[1]
         body, closing = split_module(saved.read_text())
         functions[case_id(case)] = as_function(body, case_id(case))
         groups[closing].append(case_id(case))
@@ -128,19 +136,22 @@ def test_generic_form_is_the_same_module(tmp_path):
 
 # Recurrent examples whose IREE program is pinned at no more dispatches than torch-mlir's TOSA
 # path makes of the same model (IREE's static count: deterministic; at GRU_SEQ steps, ~10 s
-# each): a GRU without biases (two recurrent matmuls, each fused with the ops after it) and
-# a batch-first batch of 4 (steps stacked whole, rows reordered by one gather).
-DISPATCH_CASES = ("gru_no_bias", "gru_batch4")
+# each), for the target an IREE user compiles for: a GRU without biases (the matmul kernel
+# holds no step's GI) and a bidirectional GRU (both directions in one kernel per step); and
+# for the default target a batch-first batch of 4 (steps stacked whole, rows reordered by
+# one gather).
+DISPATCH_CASES = (("gru_no_bias", IREE_TARGET), ("gru_bidirectional", IREE_TARGET),
+                  ("gru_batch4", "tosa-fp"))
 
 
-@pytest.mark.parametrize("name", DISPATCH_CASES)
-def test_iree_dispatches_at_most_torch_mlirs(name):
+@pytest.mark.parametrize("name,target", DISPATCH_CASES, ids=["_".join(c) for c in DISPATCH_CASES])
+def test_iree_dispatches_at_most_torch_mlirs(name, target):
     from torch_mlir import fx
 
     from torch2tosa import compiler
 
     model, inputs = build(name)
-    ours = torch2tosa.compile(model, inputs).generic_mlir
+    ours = torch2tosa.compile(model, inputs, target=target).generic_mlir
     theirs = compiler.generic_asm(fx.export_and_import(model, *inputs, output_type="tosa"))
     ours_stats = iree_cpu.compile_llvm_cpu(ours)[1]
     theirs_stats = iree_cpu.compile_llvm_cpu(theirs)[1]

@@ -53,6 +53,17 @@ def test_decompose_cell_configs(kind, bias, with_state, form):
     assert counts["tosa.matmul"] == 1 + (recurrent if with_state else 0)
 
 
+@pytest.mark.parametrize("with_state", [False, True], ids=["zero_state", "state"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+@pytest.mark.parametrize("kind", ["gru", "lstm"])
+def test_decompose_cell_fused_configs(kind, bias, with_state):
+    """For fused kernels (target iree-llvm-cpu): GRU_FUSED (one recurrent matmul) and
+    LSTM_FUSED."""
+    model, inputs = _case(kind, bias, 3, with_state)
+    counts = compile_and_check(model, inputs, target="iree-llvm-cpu").op_counts()
+    assert counts["tosa.matmul"] == 1 + with_state
+
+
 @pytest.mark.parametrize("kind", list(CELLS))
 def test_decompose_cell_is_ours(kind):
     """The cell reaches our pass (routed through its custom op at export), not torch-mlir's

@@ -39,6 +39,11 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
   gi_t + gh_rz needs no slice of the n third; and n, with b_hn's add): 15 ops (14
   without biases), fewer per layer.
 * A constant-zero h0 costs nothing: step 0 has no matmul.
+* For a consumer that fuses elementwise ops into kernels (`target=iree-llvm-cpu`,
+  `Target.fused_kernels`), `recurrent_cells.GRU_FUSED` instead: directions on the matmul
+  batch axis, one matmul with b_hn, each gate on its own slices (19 ops per step). Fused,
+  a step is two kernels either way; GRU_GATES' kernels would recompute the activations on
+  every copy of h and (two directions) multiply the block-diagonal zeros.
 
 Layouts: no transposes for either batch_first value; rows of the input, GI
 and the output stay in the input's order (time-major t*B + b, batch-first
@@ -62,11 +67,11 @@ from torch_mlir import ir
 
 from .. import target as targets
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from .quantized_gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
-from .recurrent_cells import GRU, GRU_GATES
-from .recurrent_layer import (FORM_OPTION, FORMS, packed_sequence_error, read_config,
-                              rewrite_cell, rewrite_recurrent)
+from .recurrent_cells import GRU, GRU_FUSED, GRU_GATES
+from .recurrent_layer import (FORM_OPTION, FORMS, TARGET_OPTION, packed_sequence_error,
+                              read_config, rewrite_cell, rewrite_recurrent)
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"
@@ -78,20 +83,18 @@ GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `-
 GATES_MIN_STEPS = 8
 
 
-def _layer_cell(op, batch_first: bool):
+def _layer_cell(op, batch_first: bool, target: targets.Target):
+    if target.fused_kernels:
+        return GRU_FUSED
     shape, _ = tb.vtensor_shape_and_dtype(op.operands[0].type)
     steps = shape[1 if batch_first else 0] if shape and len(shape) == 3 else 0
     return GRU_GATES if steps >= GATES_MIN_STEPS else GRU
 
 
-TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
-                           "the compile target; an INT target lowers PT2E-quantized GRUs to "
-                           "integer TOSA (quantized_gru.py)")
-
-
-def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | None = None):
+def rewrite_gru(op, rewriter, form: str = "unrolled",
+                target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]):
     name = ir.StringAttr(op.attributes["name"]).value
-    integer = target is not None and target.is_int
+    integer = target.is_int
     if integer and name == GRU_INPUT:
         return rewrite_quantized_gru(op, rewriter, form, target)
     if integer and name == GRU_CELL:
@@ -99,13 +102,14 @@ def rewrite_gru(op, rewriter, form: str = "unrolled", target: targets.Target | N
     if integer and name == GRU_DATA:
         raise packed_sequence_error("aten.gru.data", "GRU")
     if name == GRU_CELL:  # nn.GRUCell: one step, h given or zero
-        return rewrite_cell(op, rewriter, GRU, "aten.gru_cell", [("hx", op.operands[1])], form)
+        cell = GRU_FUSED if target.fused_kernels else GRU
+        return rewrite_cell(op, rewriter, cell, "aten.gru_cell", [("hx", op.operands[1])], form)
     if name != GRU_INPUT:
         if name == GRU_DATA:
             raise packed_sequence_error("aten.gru.data", "GRU")
         return NO_MATCH
     cfg = read_config(op, "aten.gru.input")
-    rewrite_recurrent(op, rewriter, _layer_cell(op, cfg.batch_first), cfg, "aten.gru.input",
+    rewrite_recurrent(op, rewriter, _layer_cell(op, cfg.batch_first, target), cfg, "aten.gru.input",
                       [("h0", op.operands[1])], form)
 
 

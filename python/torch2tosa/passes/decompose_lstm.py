@@ -14,7 +14,8 @@ b_ih + b_hh folded into the hoisted input projection GI = X W_ih^T + b
 ([D, T*B, 4H], one matmul per layer). One step: slice GI, one recurrent
 matmul, add, one sigmoid over all four gates, slices of i, f, o, a slice of g
 and its tanh, f*c + i*g (3 ops), tanh, o*: 14 ops for one or both directions
-(15 with proj_size: the projection matmul). A constant-zero h0 costs no
+(15 with proj_size: the projection matmul); for a consumer that fuses kernels
+(`target=iree-llvm-cpu`) `LSTM_FUSED`, a sigmoid per gate (16). A constant-zero h0 costs no
 recurrent matmul at step 0, a constant-zero c0 no f*c.
 
 Directions, batch, layouts, h0/c0 and the outputs (output, h_n, c_n in
@@ -29,12 +30,13 @@ from dataclasses import replace
 
 from torch_mlir import ir
 
+from .. import target as targets
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .recurrent_cells import LSTM
-from .recurrent_layer import (FORM_OPTION, packed_sequence_error, param_values, read_config,
-                              rewrite_cell, rewrite_recurrent)
+from .recurrent_cells import LSTM, LSTM_FUSED
+from .recurrent_layer import (FORM_OPTION, TARGET_OPTION, packed_sequence_error, param_values,
+                              read_config, rewrite_cell, rewrite_recurrent)
 from .torch_values import op_name
 
 LSTM_INPUT = "torch.aten.lstm.input"
@@ -51,10 +53,12 @@ def _initial_states(op, opname: str = OPNAME) -> list[tuple[str, ir.Value]]:
     return [("h0", h0), ("c0", c0)]
 
 
-def rewrite_lstm(op, rewriter, form: str = "unrolled"):
+def rewrite_lstm(op, rewriter, form: str = "unrolled",
+                 target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]):
     name = ir.StringAttr(op.attributes["name"]).value
+    cell = LSTM_FUSED if target.fused_kernels else LSTM
     if name == LSTM_CELL:  # nn.LSTMCell: one step, (h, c) given or zero
-        return rewrite_cell(op, rewriter, LSTM, "aten.lstm_cell",
+        return rewrite_cell(op, rewriter, cell, "aten.lstm_cell",
                             _initial_states(op, "aten.lstm_cell"), form)
     if name != LSTM_INPUT:
         if name == LSTM_DATA:
@@ -64,14 +68,15 @@ def rewrite_lstm(op, rewriter, form: str = "unrolled"):
     per_direction = 4 if cfg.has_biases else 2
     if len(param_values(op, OPNAME)) == cfg.num_layers * cfg.directions * (per_direction + 1):
         cfg = replace(cfg, projected=True)  # weight_hr follows each direction's weights
-    rewrite_recurrent(op, rewriter, LSTM, cfg, OPNAME, _initial_states(op), form)
+    rewrite_recurrent(op, rewriter, cell, cfg, OPNAME, _initial_states(op), form)
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     form = options.get("form", "unrolled")
+    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
 
     def decompose_lstm(op, rewriter):
-        return rewrite_lstm(op, rewriter, form)
+        return rewrite_lstm(op, rewriter, form, target)
 
     patterns.add("torch.operator", guarded(decompose_lstm, diagnostics))
 
@@ -81,6 +86,6 @@ PASS = pattern_pass(
     "Decompose aten.lstm.input and aten.lstm_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(FORM_OPTION,),
+    options=(FORM_OPTION, TARGET_OPTION),
     owned_aten_ops=("aten.lstm.input", "aten.lstm.data", "aten.lstm_cell"),
 )

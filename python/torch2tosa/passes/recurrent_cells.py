@@ -19,6 +19,10 @@ GRU (gates r, z, n):
   GRU_GATES: the gates on the matmul batch axis, h carried as three copies [3, B, D*H],
     the directions side by side in the channels (block-diagonal): 14 ops (13 without
     bias, `gru_gates_step`).
+  GRU_FUSED, for a consumer that fuses elementwise ops into kernels (`Target.fused_kernels`):
+    h [D, B, H], one matmul h W_hh^T + (0, 0, b_hn) and every gate computed on its own H
+    columns: 19 ops, but in two kernels per step that compute each activation once, with
+    the matmul's kernel the same for every step (`gru_fused_step`).
 
 LSTM (gates i, f, g, o; with proj_size, h is projected by W_hr):
     i, f, o = sigmoid(x W_i*^T + h W_h*^T + b)      g = tanh(x W_ig^T + h W_hg^T + b)
@@ -26,7 +30,8 @@ LSTM (gates i, f, g, o; with proj_size, h is projected by W_hr):
     h' = o * tanh(c')          (proj_size: h' = (o * tanh(c')) W_hr^T)
   One step: slice GI, matmul, add, one sigmoid over all four gates, three
   slices (i, f, o), slice g, tanh, f*c, i*g, +, tanh, o*: 14 ops (+1 matmul
-  with proj_size).
+  with proj_size). LSTM_FUSED (fused kernels): a sigmoid per gate on its own
+  slice, 16 ops, no sigmoid computed for g.
 
 RNN (one gate): h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh), act = tanh or relu.
   One step: slice GI, matmul, add, act: 4 ops.
@@ -240,6 +245,69 @@ GRU_GATES = Cell("gru", 3, ("h",), _gru_relayout, _gru_gates_constants, gru_gate
                  project=_gru_gates_projection, merge=_gru_gates_merge, channel_directions=True)
 
 
+# --- GRU for fused kernels ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GruFusedConstants:
+    w_hh_t: ir.Value  # [D, H, 3H]
+    b_hn: ir.Value | None  # [D, 1, 3H]: (0, 0, b_hn); None without biases
+    b_n: ir.Value | None  # [D, 1, H]: b_hn alone (the zero-state step's gh_n)
+
+
+def _gru_fused_constants(weights: LayerWeights) -> GruFusedConstants:
+    b_hn = weights.recurrent_bias
+    h = weights.hidden
+    return GruFusedConstants(
+        tb.const(weights.w_hh_t, weights.elem),
+        *((None, None) if b_hn is None else
+          (tb.const(b_hn, weights.elem), tb.const(b_hn[:, :, 2 * h:], weights.elem))))
+
+
+def gru_fused_step(gi_t: ir.Value, states: States, c: GruFusedConstants,
+                   hidden: int) -> States:
+    """One GRU step on h [D, B, H] for a consumer that fuses elementwise ops into kernels:
+
+        gh = h W_hh + (0, 0, b_hn)                                     matmul, add
+        r  = sigmoid(gi_r + gh_r),  z = sigmoid(gi_z + gh_z)           2 x (2 slices, add, sigmoid)
+        n  = tanh(gi_n + r * gh_n)                                     2 slices, mul, add, tanh
+        h' = n + z * (h - n)                                           sub, mul, add
+
+    With the slice of gi_t: 19 ops (18 without biases), and two kernels in IREE: the matmul
+    with its bias add (it reads no step's slice of GI, so every step shares that kernel),
+    and one elementwise kernel computing each sigmoid and tanh once per element. (GRU_GATES'
+    shared update on three copies makes the fused kernel recompute n per copy; GRU's r/z
+    matmul fuses the step's GI and is a kernel per step.) A zero state (None) takes no
+    matmul: gh_n = b_hn, h' = n - z*n; without biases r is not needed (n = tanh(gi_n))."""
+    (h,) = states
+
+    def gates(values, k):
+        return gate(values, k, hidden)
+
+    if h is None:
+        gh = None
+    else:
+        gh = tb.matmul(h, c.w_hh_t)
+        if c.b_hn is not None:
+            gh = tb.add(gh, c.b_hn)
+
+    def pre(k):
+        return gates(gi_t, k) if gh is None else tb.add(gates(gi_t, k), gates(gh, k))
+
+    gh_n = c.b_n if gh is None else gates(gh, 2)
+    r = None if gh_n is None else tb.sigmoid(pre(0))
+    z = tb.sigmoid(pre(1))
+    pre_n = gates(gi_t, 2)
+    n = tb.tanh(pre_n if r is None else tb.add(pre_n, tb.mul(r, gh_n)))
+    if h is None:
+        return (tb.sub(n, tb.mul(z, n)),)  # n + z * (0 - n)
+    return (tb.add(n, tb.mul(z, tb.sub(h, n))),)
+
+
+# GRU_FUSED: h [D, B, H], the directions on the matmul batch axis (no block-diagonal zeros).
+GRU_FUSED = Cell("gru", 3, ("h",), _gru_relayout, _gru_fused_constants, gru_fused_step)
+
+
 # --- cells whose biases all fold into the input projection -------------------------------
 
 
@@ -275,7 +343,11 @@ def lstm_step(gi_t: ir.Value, states: States, c: FoldedConstants, hidden: int) -
     pre = _pre_activation(gi_t, h, c)
     act = tb.sigmoid(pre)  # the g quarter is unused
     i, f, o = gate(act, 0, hidden), gate(act, 1, hidden), gate(act, 3, hidden)
-    g = tb.tanh(gate(pre, 2, hidden))
+    return _lstm_update(i, f, tb.tanh(gate(pre, 2, hidden)), o, cell, c)
+
+
+def _lstm_update(i, f, g, o, cell: ir.Value | None, c: FoldedConstants) -> States:
+    """c' = f * c + i * g, h' = o * tanh(c') (projected by W_hr with proj_size)."""
     ig = tb.mul(i, g)
     c_next = ig if cell is None else tb.add(tb.mul(f, cell), ig)
     h_next = tb.mul(o, tb.tanh(c_next))
@@ -285,6 +357,19 @@ def lstm_step(gi_t: ir.Value, states: States, c: FoldedConstants, hidden: int) -
 
 
 LSTM = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_step)
+
+
+def lstm_fused_step(gi_t: ir.Value, states: States, c: FoldedConstants,
+                    hidden: int) -> States:
+    """LSTM's step for fused kernels: a sigmoid per gate on its own slice (16 ops), so the
+    kernel computes no sigmoid for g and none it then throws away."""
+    h, cell = states
+    pre = _pre_activation(gi_t, h, c)
+    i, f, o = (tb.sigmoid(gate(pre, k, hidden)) for k in (0, 1, 3))
+    return _lstm_update(i, f, tb.tanh(gate(pre, 2, hidden)), o, cell, c)
+
+
+LSTM_FUSED = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_fused_step)
 
 
 # --- RNN ---------------------------------------------------------------------------------

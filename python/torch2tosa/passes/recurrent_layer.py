@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 from torch_mlir import ir
 
+from .. import target as targets
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from .pass_base import PassOption
@@ -41,6 +42,11 @@ FORMS = tuple(LAYER_RUNNERS)
 # The `form` option every recurrent pass takes (compile()'s `gru_form`, `--gru-form`).
 FORM_OPTION = PassOption("form", "unrolled", FORMS,
                          "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
+# The `target` option of the passes whose cells depend on the consumer (target.py).
+TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
+                           "the compile target: one that fuses kernels (iree-llvm-cpu) takes the "
+                           "cells laid out for them; on an INT target decompose-gru lowers "
+                           "PT2E-quantized GRUs to integer TOSA (quantized_gru.py)")
 
 
 def packed_sequence_error(opname: str, layer: str) -> UnsupportedError:
