@@ -117,14 +117,33 @@ def compile_iree(module, arrays, expected) -> dict:
     return row
 
 
+AGAIN = " again"  # suffix of the A/A entry: the first module loaded and timed a second time
+
+
 def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
     """label -> median latency (s, one thread) of every row `compile_iree` compiled, all
     timed in turns in this one process (iree_cpu.median_latencies). Timed one after the
     other, each in its own process, they saw different loads of the shared machine: the
     same module measured twice that way came out 0.33x to 0.87x (gru_deepfilternet, load
-    ~6); timed in turns, 0.97x to 1.02x."""
+    ~6); timed in turns, 0.97x to 1.02x.
+
+    Every module is also loaded a second time and timed in the same turns (the entries
+    "<label> again"): the ratio of a module to itself is the measurement's noise in this
+    run, the band within which two latency ratios cannot be told apart (`noise_band`).
+    The time budget is per module (one second each, the two loads of one module alike)."""
     from torch2tosa import iree_cpu
 
-    runners = {label: iree_cpu.Runner(row["vmfb"]) for label, row in rows.items()
-               if row.get("vmfb") is not None}
-    return iree_cpu.median_latencies(runners, "main", arrays)
+    runners = {}
+    for label, row in rows.items():
+        if row.get("vmfb") is not None:
+            runners[label] = iree_cpu.Runner(row["vmfb"])
+            runners[label + AGAIN] = iree_cpu.Runner(row["vmfb"])
+    return iree_cpu.median_latencies(runners, "main", arrays, budget_s=1.0 * len(runners))
+
+
+def noise_band(latencies: dict[str, float]) -> float | None:
+    """The largest |A/A ratio - 1| among the modules timed twice (time_iree): how far apart
+    one module measures from itself in this run."""
+    bands = [abs(latencies[label + AGAIN] / t - 1) for label, t in latencies.items()
+             if label + AGAIN in latencies and t]
+    return max(bands) if bands else None
