@@ -236,12 +236,14 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # INT: decompose-gru lowers the quantized GRUs first (its results come back as dequantize
     # ops, which convert-quantized-ops folds into the quantize that follows).
     target = f"target={options.target.name}"
-    gru, lstm = (f"{flag}{{form={options.gru_form} {target}}}"
+    # The GRU and LSTM cells depend on the target (INT, Target.fused_kernels); the default
+    # target is their options' default and is left out of the stage names.
+    recurrent_target = "" if options.target.name == targets.DEFAULT_TARGET else " " + target
+    gru, lstm = (f"{flag}{{form={options.gru_form}{recurrent_target}}}"
                  for flag in ("decompose-gru", "decompose-lstm"))
     integer = ([gru, "convert-io-to-integer", f"convert-quantized-ops{{{target}}}",
                 "verify-integer-graph"]
                if options.target.is_int else [])
-    # The GRU and LSTM cells depend on the target (its cost model, Target.fused_kernels).
     recurrent = [*([] if options.target.is_int else [gru]), lstm,
                  f"decompose-rnn{{form={options.gru_form}}}"]
     # decompose-pow after the integer passes: an INT graph's quantized ops are matched whole.
