@@ -276,7 +276,7 @@ def iree_latencies(row: dict, example: examples.Example) -> None:
 
 def iree_ratios(a: dict, b: dict) -> dict:
     """ours/torch-mlir of each IREE count and of the latency, and the latency's noise band
-    (ours timed against itself in the same turns, `harness.time_iree`)."""
+    (the larger A/A ratio of a module timed against itself, `harness.noise_band`)."""
     def ratio(key):
         if a.get(key) is None or not b.get(key):
             return None

@@ -117,7 +117,7 @@ def compile_iree(module, arrays, expected) -> dict:
     return row
 
 
-AGAIN = " again"  # suffix of the A/A entry: the first module loaded and timed a second time
+AGAIN = " again"  # suffix of the A/A entry: each module loaded and timed a second time
 
 
 def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
