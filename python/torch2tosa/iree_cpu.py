@@ -102,17 +102,28 @@ def median_latencies(runners: Mapping[str, Runner], function: str, inputs: Seque
     has `min_runs` timings and then until `budget_s` (all runners together) is spent or
     one has `max_runs`. Timed one after the other instead, a change in the machine's load
     during the measurement (other processes on a shared machine) lands on one runner only
-    and skews their ratio; in turns it lands on all of them alike."""
+    and skews their ratio; in turns it lands on all of them alike.
+
+    Each turn starts one runner further along (a, b, c; b, c, a; c, a, b; ...): the
+    runner that opens a turn measured 1-2% slower than a second load of itself later in
+    the turn (conv1d_stride, two modules loaded twice each), so a fixed order would hand
+    that share to whichever came first. Rotated, and the last round of turns completed
+    (which may pass `max_runs` by up to one turn per runner), every runner opens as many
+    turns as each of the others."""
     arrays = [np.ascontiguousarray(a) for a in inputs]
     times: dict[str, list[float]] = {name: [] for name in runners}
+    order = list(runners.items())
     spent = 0.0
 
     def more() -> bool:
         counts = [len(t) for t in times.values()]
         return min(counts) < min_runs or (max(counts) < max_runs and spent < budget_s)
 
-    while runners and more():
-        for name, runner in runners.items():
+    turn = 0
+    while runners and (more() or turn % len(order)):
+        first = turn % len(order)
+        turn += 1
+        for name, runner in order[first:] + order[:first]:
             runner.call(function, arrays)
             for _ in range(block):
                 start = time.perf_counter()

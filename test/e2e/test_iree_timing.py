@@ -30,15 +30,27 @@ def test_median_latencies_times_runners_in_turns():
                                        min_runs=4, max_runs=100, block=2)
     assert set(result) == {"ours", "peer"}
     assert all(v >= 0 for v in result.values())
-    # each turn: one untimed call, then `block` timed ones; turns alternate until min_runs
-    assert log == ["ours"] * 3 + ["peer"] * 3 + ["ours"] * 3 + ["peer"] * 3
+    # each turn: one untimed call, then `block` timed ones; the next turn starts one runner
+    # further along, until min_runs
+    assert log == ["ours"] * 3 + ["peer"] * 3 + ["peer"] * 3 + ["ours"] * 3
+
+
+def test_median_latencies_rotates_the_runner_that_opens_a_turn():
+    log: list[str] = []
+    iree_cpu.median_latencies(runners(log, ("a", "b", "c")), "main", [np.zeros(1)],
+                              budget_s=0, min_runs=1, max_runs=100, block=1)
+    # min_runs is reached after one turn each, but the round of turns is completed so
+    # that every runner opens one: a place in the order costs the same to all
+    assert "".join(log[::2]) == "abc" + "bca" + "cab"
+    assert log[::2] == log[1::2]  # each untimed call is followed by its runner's timed one
 
 
 def test_median_latencies_stops_at_max_runs():
     log: list[str] = []
     iree_cpu.median_latencies(runners(log, ("a", "b", "c")), "main", [np.zeros(1)],
                               budget_s=1e9, min_runs=1, max_runs=6, block=3)
-    assert [log.count(n) for n in "abc"] == [8, 8, 8]  # 2 turns of 1 + 3 calls each
+    # 2 turns of 1 + 3 calls each reach max_runs; the round of turns is completed (3)
+    assert [log.count(n) for n in "abc"] == [12, 12, 12]
 
 
 def test_median_latencies_of_no_runner_is_empty():
