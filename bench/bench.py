@@ -53,6 +53,7 @@ import torch2tosa
 from torch2tosa import examples, reference, serialize, stats
 from torch2tosa import pipeline as pl
 from torch2tosa.examples import models
+from torch2tosa.passes.decompose_gru import GRU_FORMS
 
 import bench_int
 import bench_published
@@ -65,6 +66,8 @@ HERE = Path(__file__).resolve().parent
 SLOPE_SEQS = (10, 20)
 QUICK = ("gru", "gru_bidirectional", "conv1d_stride", "wav2letter", "tcn", "kws_crnn", "silero_vad")
 LOOP_SEQS = (10, 100, 1000)
+# The `gru` example through IREE in both forms (ours for IREE_TARGET), at these lengths.
+IREE_FORM_SEQS = (20, 80, 320)
 # Reference-model timing: one untimed warm-up run, then repeats until RUN_BUDGET_S is spent,
 # between MIN_REPEATS and MAX_REPEATS: sub-millisecond graphs get enough samples for a
 # stable median on a shared machine, slow graphs do not stretch the benchmark.
@@ -314,12 +317,41 @@ def bench_gru_forms(seqs) -> list[dict]:
         model, inputs = models.gru(16, 32, seq=seq, num_layers=2, bidirectional=True)
         model.eval()
         row = {"seq": seq}
-        for form in ("unrolled", "loop"):
+        for form in GRU_FORMS:
             m = measure_isolated(ours_validated_apart(form), model, inputs, FORMS_TIMEOUT_S)
             row[form] = asdict(m)
             progress(f"gru forms {seq:>4} steps {form:<9}", m)
         rows.append(row)
     return rows
+
+
+def bench_iree_forms(seqs) -> list[dict]:
+    """The `gru` example through IREE, unrolled vs loop form (ours for IREE_TARGET): each
+    length in a child process, both forms timed in turns (time_iree_of)."""
+    rows = []
+    for seq in seqs:
+        row = (isolated(_iree_forms_at, seq, timeout=IREE_TIMEOUT_S)
+               or {"seq": seq, "noise": None,
+                   **{form: {"error": no_result(IREE_TIMEOUT_S)} for form in GRU_FORMS}})
+        for form in GRU_FORMS:
+            r = row[form]
+            print(f"  gru forms in IREE {seq:>4} steps {form:<9} " + (r["error"] or (
+                f"{r['dispatches']} dispatches, {r['latency_s'] * 1e3:.3f}ms")),
+                file=sys.stderr, flush=True)
+        rows.append(row)
+    return rows
+
+
+def _iree_forms_at(seq: int) -> dict:
+    model, inputs = examples.get("gru").build(seq=seq)
+    compiled = {form: compile_iree_of(ours(form, IREE_TARGET), model, inputs)
+                for form in GRU_FORMS}
+    timed = {form: r for form, r in compiled.items() if r["vmfb"] is not None}
+    latencies = time_iree_of(timed, inputs) if timed else {}
+    for form, r in compiled.items():
+        r.pop("vmfb")
+        r["latency_s"] = latencies.get(form)
+    return {"seq": seq, "noise": noise_band(latencies) if latencies else None, **compiled}
 
 
 def warm_up() -> None:
@@ -463,7 +495,7 @@ def forms_table(forms: list[dict]) -> str:
     lines = ["| steps | form | ops | .tosa bytes | compile s | run ms | max abs err | note |",
              "|---|---|---|---|---|---|---|---|"]
     for r in forms:
-        for form in ("unrolled", "loop"):
+        for form in GRU_FORMS:
             m = r[form]
             if m["error"]:
                 lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 5)
@@ -471,6 +503,25 @@ def forms_table(forms: list[dict]) -> str:
                 lines.append(f"| {r['seq']} | {form} | {m['ops']} | {m['tosa_bytes']} | "
                              f"{m['compile_s']:.2f} | {fmt(m['run_s'] and m['run_s'] * 1e3, '{:.2f}')} | "
                              f"{fmt(m['max_abs_error'], '{:.2g}')} | {m['note'] or ''} |")
+    return "\n".join(lines)
+
+
+def iree_forms_table(rows: list[dict]) -> str:
+    lines = ["| steps | form | dispatches | copies | latency ms | µs per step | loop/unrolled |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        u = r["unrolled"].get("latency_s")
+        for form in GRU_FORMS:
+            m = r[form]
+            if m["error"]:
+                lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 4)
+                continue
+            t = m["latency_s"]
+            ratio = fmt(t / u if form == "loop" and t and u else None, "{:.1f}x")
+            noise = fmt(r["noise"], " ± {:.3f}") if form == "loop" and ratio else ""
+            lines.append(f"| {r['seq']} | {form} | {m['dispatches']} | {m['copies']} | "
+                         f"{fmt(t and t * 1e3, '{:.3f}')} | {fmt(t and t / r['seq'] * 1e6, '{:.2f}')} | "
+                         f"{ratio if form == 'loop' else ''}{noise} |")
     return "\n".join(lines)
 
 
@@ -495,7 +546,8 @@ def environment() -> dict:
             "threads": torch.get_num_threads()}
 
 
-def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=()) -> str:
+def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
+                  iree_forms=()) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -516,6 +568,13 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=()) -
     if forms:
         md += ["## GRU forms: 2-layer bidirectional GRU, input 16, hidden 32", "",
                forms_table(forms), "", forms_ratios(forms), ""]
+    if iree_forms:
+        md += [f"### GRU forms in IREE: the `gru` example (1 layer, input 16, hidden 32), "
+               f"ours for `--target {IREE_TARGET}`", "",
+               "Latency as in the IREE table above (both forms timed in turns, ± the noise "
+               "band). The loop runs its body once per step, with a round trip to the host "
+               "for the loop condition and a copy of the output buffer every iteration.", "",
+               iree_forms_table(list(iree_forms)), ""]
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
     md += bench_int.markdown(int_rows, env)
     md += ["## Targets", "", "```", targets_text(ts), "```", ""]
@@ -523,6 +582,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=()) -
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(json.dumps(
         {"environment": env, "models": rows, "gru_forms": forms,
+         "gru_forms_iree": list(iree_forms),
          "published": list(published),
          "int": bench_int.settings() | {"models": int_rows},
          "targets": [asdict(t) for t in ts]}, indent=1))
@@ -584,13 +644,15 @@ def main(argv=None) -> int:
     pub_rows = bench_published.bench_published(published, COMPILERS, measure_isolated, progress)
     run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
+    iree_forms = (bench_iree_forms(IREE_FORM_SEQS[:2] if args.quick else IREE_FORM_SEQS)
+                  if run_forms else [])
     if int_names:
         bench_int.warm_up()
     int_rows = bench_int.bench_int(int_names)
     ts = targets(rows, forms) + bench_int.int_targets(int_rows)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows)
+                               pub_rows, iree_forms)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published):
         update_readme(results_md)

@@ -25,7 +25,8 @@ save a slice has the fused kernel recompute the gate activations on every copy (
 small layers about 1.2x the time per step), and a bidirectional layer held as one
 block-diagonal recurrence does twice the multiply-adds. `iree-llvm-cpu` takes the
 cells laid out for fused kernels instead (`recurrent_cells.GRU_FUSED`, `LSTM_FUSED`):
-more TOSA ops, less work per kernel.
+more TOSA ops, less work per kernel. Its loops also yield their invariants unchanged
+(`loop_invariants_written`), which Vela would reject and IREE reads without a copy.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ class Target:
     # The consumer compiles the graph into fused kernels (IREE) rather than running it op by
     # op: the recurrent cells are laid out for the work inside a kernel, not the op count.
     fused_kernels: bool = False
+    # Every value a tosa.while_loop carries is written by an op of its body, loop invariants
+    # included (the recurrences' input projection is written back row by row): Vela's reader
+    # rejects a loop that yields a value unchanged ("does not have any writers"). False: an
+    # invariant is yielded unchanged, which IREE reads in place where it otherwise copies
+    # the whole written-back tensor every iteration.
+    loop_invariants_written: bool = True
 
     def __post_init__(self):
         if not self.extensions:  # see environment_options
@@ -110,7 +117,7 @@ TARGETS: dict[str, Target] = {
                "TOSA 1.0 PRO-FP, level 8K"),
         Target("iree-llvm-cpu", PRO_FP, frozenset({"controlflow"}),
                "TOSA 1.0 PRO-FP, level 8K, for IREE's llvm-cpu backend (fused kernels)",
-               fused_kernels=True),
+               fused_kernels=True, loop_invariants_written=False),
         Target("tosa-int", PRO_INT, frozenset({"int16", "controlflow"}),
                "TOSA 1.0 PRO-INT, level 8K"),
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),

@@ -110,7 +110,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled",
         return NO_MATCH
     cfg = read_config(op, "aten.gru.input")
     rewrite_recurrent(op, rewriter, _layer_cell(op, cfg.batch_first, target), cfg, "aten.gru.input",
-                      [("h0", op.operands[1])], form)
+                      [("h0", op.operands[1])], form, target)
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:

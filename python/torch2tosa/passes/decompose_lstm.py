@@ -68,7 +68,7 @@ def rewrite_lstm(op, rewriter, form: str = "unrolled",
     per_direction = 4 if cfg.has_biases else 2
     if len(param_values(op, OPNAME)) == cfg.num_layers * cfg.directions * (per_direction + 1):
         cfg = replace(cfg, projected=True)  # weight_hr follows each direction's weights
-    rewrite_recurrent(op, rewriter, cell, cfg, OPNAME, _initial_states(op), form)
+    rewrite_recurrent(op, rewriter, cell, cfg, OPNAME, _initial_states(op), form, target)
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:

@@ -206,7 +206,7 @@ def rewrite_quantized_gru(op, rewriter, form: str, target: Target) -> None:
     with rewriter.ip, op.location:
         x = tb.to_builtin(x_int)
         inits = [None if h0_int is None else tb.to_builtin(h0_int)]
-        output, (h_n,) = run_layers(x, inits, layer, cfg, steps, batch, form)
+        output, (h_n,) = run_layers(x, inits, layer, cfg, steps, batch, form, target)
         results = [_dequantize(output, fmt), _dequantize(h_n, fmt)]
     operand_ops = [tb.defining_op(v) for v in op.operands[:3]]
     rewriter.replace_op(op, results)
@@ -261,7 +261,7 @@ def rewrite_quantized_gru_cell(op, rewriter, form: str, target: Target) -> None:
     with rewriter.ip, op.location:
         x = tb.reshape(tb.to_builtin(x_int), [1, batch, features])
         inits = [None if hx_int is None else tb.reshape(tb.to_builtin(hx_int), [1, batch, hidden])]
-        _, (h_n,) = run_layers(x, inits, layer, cfg, 1, batch, form)
+        _, (h_n,) = run_layers(x, inits, layer, cfg, 1, batch, form, target)
         result = _dequantize(tb.reshape(h_n, [batch, hidden]), fmt)
     operand_ops = [tb.defining_op(v) for v in op.operands[:6]]
     rewriter.replace_op(op, [result])

@@ -20,6 +20,13 @@ data changes). When a step's gates are exactly as wide as h (RNN: G*H = P), GI
 is also the output buffer: step t overwrites its own, no longer needed, GI
 rows with h', so there is no separate `out` and no write-back.
 
+A target whose consumer needs no writer (`Target.loop_invariants_written` False:
+IREE) gets GI yielded unchanged instead (`write_invariants=False`). IREE gives every
+loop-carried tensor that the body writes a fresh buffer per iteration and copies the
+old one into it, so the write-back cost a copy of all of GI, T*B*G*H values, every
+iteration (time per step growing with T); yielded unchanged, GI is read in place.
+`out`, which the body must write, is still copied every iteration (T*B*P values).
+
 The row counter is an f32 [D, B] tensor (exact up to 2^24 rows) cast to the
 i32 indices gather/scatter take: counting in i32 would need the integer
 profile (pro_int). An integer graph (a quantized GRU, pro_int) counts in i32
@@ -78,7 +85,7 @@ def _build_cond(loop, carried_types, layout: SeqLayout) -> None:
 
 
 def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights, layout: SeqLayout,
-                gi_is_out: bool) -> None:
+                gi_is_out: bool, write_invariants: bool) -> None:
     block = loop.regions[1].blocks.append(*carried_types)
     args = list(block.arguments)
     with ir.InsertionPoint(block):
@@ -94,15 +101,17 @@ def _build_body(cell: Cell, loop, carried_types, weights: LayerWeights, layout: 
         else:
             states, out = tuple(args[1:-2]), args[-2]
             states_next = cell.step(gi_t, states, consts, weights.hidden)
-            written = [_scatter(out, idx, states_next[0]), _scatter(gi, idx, gi_t)]
+            written = [_scatter(out, idx, states_next[0]),
+                       _scatter(gi, idx, gi_t) if write_invariants else gi]
         step = tb.const(np.full([1, 1], layout.time_stride), tb.element_type(counter))
         tosa.yield_([tb.add(counter, step), *states_next, *written])
 
 
 def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: LayerWeights,
-                         layout: SeqLayout | None = None) -> tuple[ir.Value, States]:
+                         layout: SeqLayout | None = None, *,
+                         write_invariants: bool = True) -> tuple[ir.Value, States]:
     """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
-    last states [D, B, *])."""
+    last states [D, B, *]). write_invariants False: GI is yielded unchanged (see above)."""
     layout = layout or default_layout(x)
     gi = cell.input_projection(x, weights)
     dirs = tb.shape_of(gi)[0]
@@ -127,7 +136,7 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     carried_types = [v.type for v in carried]
     loop = tosa.WhileOp(carried_types, carried)
     _build_cond(loop, carried_types, layout)
-    _build_body(cell, loop, carried_types, weights, layout, gi_is_out)
+    _build_body(cell, loop, carried_types, weights, layout, gi_is_out, write_invariants)
     results = list(loop.results)
     if gi_is_out:
         return carry_out(results[-1], tuple(results[1:-1]), weights)

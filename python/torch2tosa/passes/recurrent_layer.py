@@ -22,6 +22,8 @@ concatenation of the layers' [D, B, *] states).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -39,14 +41,24 @@ from .torch_values import constant, is_none, op_name, static_float_tensor
 # form (the pass option `form`) -> builder of one layer's recurrence
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
 FORMS = tuple(LAYER_RUNNERS)
+
+
+def layer_runner(form: str, target: targets.Target):
+    """The builder of one layer's recurrence in `form`, for `target`'s consumer: a loop
+    writes its invariants back unless the target says it need not."""
+    if form == "loop" and not target.loop_invariants_written:
+        return functools.partial(run_layer_while_loop, write_invariants=False)
+    return LAYER_RUNNERS[form]
+
 # The `form` option every recurrent pass takes (compile()'s `gru_form`, `--gru-form`).
 FORM_OPTION = PassOption("form", "unrolled", FORMS,
                          "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
 # The `target` option of the passes whose cells depend on the consumer (target.py).
 TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
                            "the compile target: one that fuses kernels (iree-llvm-cpu) takes the "
-                           "cells laid out for them; on an INT target decompose-gru lowers "
-                           "PT2E-quantized GRUs to integer TOSA (quantized_gru.py)")
+                           "cells laid out for them, and its loops yield their invariants "
+                           "unchanged; on an INT target decompose-gru lowers PT2E-quantized GRUs "
+                           "to integer TOSA (quantized_gru.py)")
 
 
 def packed_sequence_error(opname: str, layer: str) -> UnsupportedError:
@@ -164,7 +176,8 @@ def check_supported(cfg: RecurrentConfig, opname: str) -> None:
 
 
 def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: str,
-                      initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
+                      initial: Sequence[tuple[str, ir.Value]], form: str,
+                      target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]) -> None:
     """Replaces `op` by its TOSA recurrence; `initial` names the hx values (h0[, c0])."""
     check_supported(cfg, opname)
     x_type = static_builtin(op.operands[0], "the input", opname)
@@ -182,7 +195,7 @@ def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: st
     with rewriter.ip, op.location:
         x = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
         inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        output, finals = run_layers(x, inits, layer, cfg, steps, batch, form)
+        output, finals = run_layers(x, inits, layer, cfg, steps, batch, form, target)
         rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
 
 
@@ -197,14 +210,15 @@ def sequence_shape(x_type: ir.RankedTensorType, cfg: RecurrentConfig,
 
 
 def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: RecurrentConfig,
-               steps: int, batch: int, form: str) -> tuple[ir.Value, list[ir.Value]]:
+               steps: int, batch: int, form: str,
+               target: targets.Target) -> tuple[ir.Value, list[ir.Value]]:
     """Every layer of a recurrent op on builtin tensors: x in PyTorch's layout, inits the
     initial states [L*D, B, *] (None: zero); `layer(i)` gives layer i's (cell, weights).
     Returns (output in PyTorch's layout, each final state [L*D, B, *])."""
     seq_axis = 1 if cfg.batch_first else 0
     layout = SeqLayout(steps, batch, cfg.batch_first)
     layer_input = x
-    runner = LAYER_RUNNERS[form]
+    runner = layer_runner(form, target)
     d = cfg.directions
     finals: list[list[ir.Value]] = [[] for _ in inits]
     for i in range(cfg.num_layers):
