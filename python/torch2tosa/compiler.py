@@ -305,7 +305,8 @@ def compile(
     model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
               or an ExportedProgram (its own example inputs are used when none are given).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
-    target: "tosa-fp" (default), "tosa-int", "ethos-u55-128", "ethos-u85-256" (see target.py).
+    target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256"
+              (see target.py).
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU/LSTM/RNN layer, needs
               EXT-CONTROLFLOW). Applies to every recurrent op.
