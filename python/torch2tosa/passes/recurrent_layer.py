@@ -23,7 +23,6 @@ concatenation of the layers' [D, B, *] states).
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -41,15 +40,6 @@ from .torch_values import constant, is_none, op_name, static_float_tensor
 # form (the pass option `form`) -> builder of one layer's recurrence
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
 FORMS = tuple(LAYER_RUNNERS)
-
-
-def layer_runner(form: str, target: targets.Target):
-    """The builder of one layer's recurrence in `form`, for `target`'s consumer: a loop
-    writes its invariants back unless the target says it need not."""
-    if form == "loop" and not target.loop_invariants_written:
-        return functools.partial(run_layer_while_loop, write_invariants=False)
-    return LAYER_RUNNERS[form]
-
 # The `form` option every recurrent pass takes (compile()'s `gru_form`, `--gru-form`).
 FORM_OPTION = PassOption("form", "unrolled", FORMS,
                          "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
@@ -59,6 +49,14 @@ TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGE
                            "cells laid out for them, and its loops yield their invariants "
                            "unchanged; on an INT target decompose-gru lowers PT2E-quantized GRUs "
                            "to integer TOSA (quantized_gru.py)")
+
+
+def layer_runner(form: str, target: targets.Target):
+    """The builder of one layer's recurrence in `form`, for `target`'s consumer: a loop
+    writes its invariants back unless the target says it need not."""
+    if form == "loop" and not target.loop_invariants_written:
+        return functools.partial(run_layer_while_loop, write_invariants=False)
+    return LAYER_RUNNERS[form]
 
 
 def packed_sequence_error(opname: str, layer: str) -> UnsupportedError:
