@@ -36,7 +36,7 @@ CASES = ([(name, "unrolled", "tosa-fp") for name in examples.EXAMPLES]
          + [("gru_bidirectional", "loop", "tosa-fp")]
          + [(name, "unrolled", IREE_TARGET)
             for name in ("gru_h0", "gru_bidirectional", "lstm_bidirectional", "kws_crnn")]
-         + [("gru_bidirectional", "loop", IREE_TARGET)])
+         + [(name, "loop", IREE_TARGET) for name in ("gru_bidirectional", "lstm_bidirectional")])
 MODULE_HEAD = '"builtin.module"() ({'
 
 
