@@ -272,9 +272,14 @@ def iree_latencies(row: dict, example: examples.Example) -> None:
             else:
                 r["latency_s"] = latencies[label]
                 r["noise"] = noise_band(latencies)
-        print(f"  {example.name:<20} {label:<10} IREE: " + (r["error"] or (
-            f"{r['dispatches']} dispatches, {r['executables']} executables, "
-            f"{r['latency_s'] * 1e3:.3f}ms")), file=sys.stderr, flush=True)
+        iree_progress(f"{example.name:<20} {label:<10} IREE:", r)
+
+
+def iree_progress(what: str, r: dict) -> None:
+    print(f"  {what} " + (r["error"] or (
+        f"{r['dispatches']} dispatches, {r['executables']} executables, "
+        f"{fmt(r['latency_s'] and r['latency_s'] * 1e3, '{:.3f}')}ms")),
+        file=sys.stderr, flush=True)
 
 
 def iree_ratios(a: dict, b: dict) -> dict:
@@ -334,10 +339,7 @@ def bench_iree_forms(seqs) -> list[dict]:
                or {"seq": seq, "noise": None,
                    **{form: {"error": no_result(IREE_TIMEOUT_S)} for form in GRU_FORMS}})
         for form in GRU_FORMS:
-            r = row[form]
-            print(f"  gru forms in IREE {seq:>4} steps {form:<9} " + (r["error"] or (
-                f"{r['dispatches']} dispatches, {r['latency_s'] * 1e3:.3f}ms")),
-                file=sys.stderr, flush=True)
+            iree_progress(f"gru forms in IREE {seq:>4} steps {form:<9}", row[form])
         rows.append(row)
     return rows
 
@@ -517,11 +519,13 @@ def iree_forms_table(rows: list[dict]) -> str:
                 lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 4)
                 continue
             t = m["latency_s"]
-            ratio = fmt(t / u if form == "loop" and t and u else None, "{:.1f}x")
-            noise = fmt(r["noise"], " ± {:.3f}") if form == "loop" and ratio else ""
+            ratio = ""
+            if form == "loop":
+                ratio = fmt(t and u and t / u, "{:.1f}x") + (
+                    fmt(r["noise"], " ± {:.3f}") if t and u and r["noise"] is not None else "")
             lines.append(f"| {r['seq']} | {form} | {m['dispatches']} | {m['copies']} | "
                          f"{fmt(t and t * 1e3, '{:.3f}')} | {fmt(t and t / r['seq'] * 1e6, '{:.2f}')} | "
-                         f"{ratio if form == 'loop' else ''}{noise} |")
+                         f"{ratio} |")
     return "\n".join(lines)
 
 

@@ -427,6 +427,9 @@ def pad_edges(x: ir.Value, axis: int, before: int, after: int, mode: str) -> ir.
     reflect:   [x[b], ..., x[1]] ++ x ++ [x[W-2], ..., x[W-1-a]]   2 slices, 2 reverses, 1 concat
     replicate: [x[0]] * b ++ x ++ [x[W-1]] * a                      2 slices, 1 concat
     circular:  x[W-b:] ++ x ++ x[:a]                                2 slices, 1 concat
+
+    The float graph pads with one gather instead (`gather_edges`); integer graphs keep
+    these slices, which every Ethos-U runs (the U55 has no gather).
     """
     shape = shape_of(x)
     width = shape[axis]
