@@ -259,7 +259,10 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     validation = ["verify-no-int64", f"tosa-attach-target{{{attach}}}",
                   "tosa-validate{strict-op-spec-alignment}"]
     environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
-    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", CLEANUP,
+    # convert-strided-conv before cleanup, which merges its reshapes with the layout's.
+    strided = ([f"convert-strided-conv{{{target}}}"]
+               if options.target.conv_stride_max is not None else [])
+    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", *strided, CLEANUP,
             *(validation if options.validate else []), environment]
 
 

@@ -313,7 +313,7 @@ def _conv_zero_points(x: ir.Value, weight: ir.Value, input_zp: int) -> tuple[ir.
     return zero_point(element_type(x), input_zp), zero_point(element_type(weight))
 
 
-def _i64_array(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
+def i64_array(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
 
 
@@ -327,8 +327,8 @@ def conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
            input_zp: int = 0) -> ir.Value:
     """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; pad [top,bottom,left,right]."""
     return tosa.conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
-                       *_conv_zero_points(x, weight, input_zp), _i64_array(pad),
-                       _i64_array(stride), _i64_array(dilation), _acc_type(x))
+                       *_conv_zero_points(x, weight, input_zp), i64_array(pad),
+                       i64_array(stride), i64_array(dilation), _acc_type(x))
 
 
 def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequence[int],
@@ -337,16 +337,16 @@ def depthwise_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, pad: Sequenc
     """x [N,H,W,C], weight [KH,KW,C,M], bias [C*M]; output channel c*M + m."""
     _, _, c, m = shape_of(weight)
     return tosa.depthwise_conv2d(_conv_out_type(x, out_hw, c * m), x, weight, bias,
-                                 *_conv_zero_points(x, weight, input_zp), _i64_array(pad),
-                                 _i64_array(stride), _i64_array(dilation), _acc_type(x))
+                                 *_conv_zero_points(x, weight, input_zp), i64_array(pad),
+                                 i64_array(stride), i64_array(dilation), _acc_type(x))
 
 
 def transpose_conv2d(x: ir.Value, weight: ir.Value, bias: ir.Value, out_pad: Sequence[int],
                      stride: Sequence[int], out_hw: Sequence[int], input_zp: int = 0) -> ir.Value:
     """x [N,H,W,C], weight [O,KH,KW,C], bias [O]; out_pad [top,bottom,left,right] (> -K)."""
     return tosa.transpose_conv2d(_conv_out_type(x, out_hw, shape_of(weight)[0]), x, weight, bias,
-                                 *_conv_zero_points(x, weight, input_zp), _i64_array(out_pad),
-                                 _i64_array(stride), _acc_type(x))
+                                 *_conv_zero_points(x, weight, input_zp), i64_array(out_pad),
+                                 i64_array(stride), _acc_type(x))
 
 
 # --- integer profile -----------------------------------------------------------------------
@@ -390,15 +390,15 @@ def avg_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: S
     elem = element_type(x)
     n, _, _, c = shape_of(x)
     return tosa.avg_pool2d(tensor_type([n, *out_hw, c], elem), x, zero_point(elem, input_zp),
-                           zero_point(elem, output_zp), _i64_array(kernel), _i64_array(stride),
-                           _i64_array(pad), ir.TypeAttr.get(accumulator_type(elem)))
+                           zero_point(elem, output_zp), i64_array(kernel), i64_array(stride),
+                           i64_array(pad), ir.TypeAttr.get(accumulator_type(elem)))
 
 
 def max_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],
                out_hw: Sequence[int]) -> ir.Value:
     n, _, _, c = shape_of(x)
-    return tosa.max_pool2d(tensor_type([n, *out_hw, c], element_type(x)), x, _i64_array(kernel),
-                           _i64_array(stride), _i64_array(pad))
+    return tosa.max_pool2d(tensor_type([n, *out_hw, c], element_type(x)), x, i64_array(kernel),
+                           i64_array(stride), i64_array(pad))
 
 
 def reduce_sum(x: ir.Value, axis: int) -> ir.Value:

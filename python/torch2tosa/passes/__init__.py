@@ -11,7 +11,7 @@ from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_co
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64
 from . import convert_constant_index, decompose_lstm, decompose_pow, decompose_rnn
-from . import split_recurrent_layers
+from . import convert_strided_conv, split_recurrent_layers
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
@@ -31,6 +31,7 @@ REGISTRY: dict[str, PassInfo] = {
         insert_region_constants.PASS,
         convert_io_to_channels_last.PASS,
         fold_layout.PASS,
+        convert_strided_conv.PASS,
         decompose_long_concat.PASS,
         verify_no_int64.PASS,
     )
