@@ -68,9 +68,9 @@ class Target:
     # The largest conv2d width stride the consumer runs well; convert-strided-conv rewrites
     # a larger one as a stride-1 conv over W/s columns of s*C channels (space to depth).
     # None: every stride is kept (the reference model's time follows the MACs, which the
-    # rewrite can only add). Measured: Vela rejects (U55) or splits into tens of ops (U85)
-    # a CONV2D stride above 3; IREE runs strides of 4 and more up to 15x faster converted,
-    # strides 2 and 3 anywhere from 0.6x to 1.6x as fast, so they are kept.
+    # rewrite can only add). Measured: Vela rejects or splits into tens to hundreds of ops
+    # a CONV2D stride above 3; in IREE, strides of 4 and more converted take 0.07-1.04x the
+    # time, strides 2 and 3 anywhere from 0.3x to 1.6x, so they are kept.
     conv_stride_max: int | None = None
 
     def __post_init__(self):

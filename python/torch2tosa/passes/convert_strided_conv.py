@@ -1,5 +1,5 @@
-"""convert-strided-conv: a tosa.conv2d with width stride s > 1 -> a stride-1 conv2d over the
-input seen as W/s columns of s*C channels (space to depth along W).
+"""convert-strided-conv: a tosa.conv2d whose width stride s is above the target's limit -> a
+stride-1 conv2d over the input seen as W/s columns of s*C channels (space to depth along W).
 
     x [N,H,W,C] --pad W to R*s (only if needed)--> [N,H,R*s,C] --reshape--> [N,H,R,s*C]
     weight [O,KH,K,C] --zeros to K'*s taps--> [O,KH,K'*s,C] --reshape--> [O,KH,K',s*C]
@@ -8,13 +8,15 @@ input seen as W/s columns of s*C channels (space to depth along W).
 Column r of the view holds input columns r*s .. r*s+s-1 side by side (NHWC is row-major,
 so both reshapes move no data), and tap j of the new kernel holds taps j*s .. j*s+s-1:
 output column t sums input column t*s + k against tap k, exactly as the strided conv.
-When s divides K the MACs are the same; otherwise the zero taps add K'*s/K of them.
+When s divides K the MACs are the same; otherwise the zero taps make them K'*s/K times as many.
 
-Why: a strided conv over few channels (an audio front end: raw samples, C = 1, a frame
-of K = 2s samples every s) has almost nothing to vectorize over and is slow to run (IREE
-compiles it as a generic loop nest that runs ~10x slower than the same MACs as a stride-1
-conv over s*C channels), and Ethos-U55's CONV2D takes strides up to 3 only, so Vela
-rejects it. The target says when to convert (`Target.conv_stride_max`): strides above it.
+Why (`Target.conv_stride_max` says when: strides above it). Ethos-U55's CONV2D takes strides
+1 to 3: Vela rejects a larger one or splits it into many ops, as the U85 does (measured: a
+kernel-10 stride-5 conv over 1000 samples is 200 NPU ops; converted, 1 or 2, 27-35x fewer
+cycles). IREE compiles a strided conv over one channel (raw audio framed by a front end) as a
+generic loop nest, its unit channel dim folded away: converted, such a conv runs in 0.55-0.6x
+the time, and large strides over many channels up to 15x faster; strides 2 and 3 are not
+converted (0.3-1.6x the time, depending on shapes, measured in context and alone).
 
 Padding. The conv's left pad and the columns past the input's end become whole columns of
 the view when they are multiples of s; otherwise one tosa.pad (with the input's zero
