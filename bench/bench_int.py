@@ -1,7 +1,7 @@
 """The INT section of the benchmark: PT2E a8w8 quantization, integer TOSA, Vela on Ethos-U.
 
-For every Conv1d example of the zoo (and linear_relu_conv2d); the GRU examples in both
-schemes are bench_int_gru.py's rows (ops and Vela cycles per timestep, SNR, bit-exactness):
+For every Conv1d example of the zoo (and linear_relu_conv2d, silero_vad); the GRU examples in
+both schemes are bench_int_gru.py's rows (ops and Vela cycles per timestep, SNR, bit-exactness):
 
     gm = torch2tosa.quantize(model, calibration, "a8w8")
     compiled = torch2tosa.compile(gm, inputs, target="ethos-u55-128")
@@ -50,8 +50,14 @@ def conv1d_examples() -> list[str]:
     return conv1d + ["conv_transpose1d", "wav2letter", "wav2letter_log_softmax", "tcn"]
 
 
+# Whole models behind a raw-audio front end: a conv stride beyond the Ethos-U's 1..3
+# (convert-strided-conv), then a GRU.
+FRONT_END_EXAMPLES = ["silero_vad"]
+
+
 def int_examples() -> list[str]:
-    return conv1d_examples() + ["linear_relu_conv2d"] + bench_int_gru.GRU_EXAMPLES
+    return (conv1d_examples() + ["linear_relu_conv2d"] + FRONT_END_EXAMPLES
+            + bench_int_gru.GRU_EXAMPLES)
 
 
 def _is_gru(row: dict) -> bool:
@@ -236,7 +242,8 @@ def int_targets(rows: list[dict]) -> list[Target]:
     gru_targets = bench_int_gru.targets([r for r in rows if _is_gru(r)])
     rows = [r for r in rows if not _is_gru(r)]
     by_name = {r["name"]: r for r in rows}
-    conv1d = [by_name[name] for name in conv1d_examples() if name in by_name]
+    conv1d = [by_name[name] for name in conv1d_examples() + FRONT_END_EXAMPLES
+              if name in by_name]
     out: list[Target] = []
     for r in conv1d:
         for accelerator in ACCELERATORS:

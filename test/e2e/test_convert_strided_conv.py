@@ -15,7 +15,7 @@ from torch import nn
 
 import torch2tosa
 from conftest import compile_and_check
-from torch2tosa import examples, target
+from torch2tosa import examples, pipeline, target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from published.models import MODELS  # noqa: E402
@@ -107,3 +107,13 @@ def test_published_strided_front_ends_iree_target_match_pytorch(name):
         magnitude = float(model(*inputs).abs().max())
     report = compiled.check(*inputs, atol=1e-5 * magnitude)  # as test_published_models
     assert report.ok, report
+
+
+@pytest.mark.parametrize("name", list(target.TARGETS))
+def test_pipeline_converts_strides_only_for_targets_with_a_limit(name):
+    t = target.get(name)
+    stages = pipeline.default_pipeline(pipeline.PipelineOptions(target=t))
+    expected = [f"convert-strided-conv{{target={name}}}"] if t.conv_stride_max else []
+    assert [s for s in stages if s.startswith("convert-strided-conv")] == expected
+    assert (t.conv_stride_max is not None) == (name in ("iree-llvm-cpu", "ethos-u55-128",
+                                                        "ethos-u85-256"))
