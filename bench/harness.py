@@ -69,10 +69,11 @@ class Target:
     met: bool | None  # None: not measurable (a compile failed)
 
 
-def check(what: str, value, ok: Callable[[float], bool], fmt="{}") -> Target:
+def check(what: str, value, ok: Callable[[float], bool], fmt: str | Callable = "{}") -> Target:
+    """`fmt`: a format string for `value`, or a function of it."""
     if value is None:
         return Target(what, "n/a (failed)", None)
-    return Target(what, fmt.format(value), bool(ok(value)))
+    return Target(what, fmt(value) if callable(fmt) else fmt.format(value), bool(ok(value)))
 
 
 def targets_text(ts: list[Target]) -> str:
@@ -99,16 +100,18 @@ def cell_error(error: str) -> str:
 
 def compile_iree(module, arrays, expected) -> dict:
     """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.iree_cpu):
-    static dispatches and executables, max abs error against `expected`, and the compiled
+    static dispatches, executables and copies, the kernels' digest (`iree_cpu.kernel_digest`),
+    max abs error against `expected`, and the compiled
     module ("vmfb") for `time_iree` to fill in "latency_s". A failure is the row's "error",
     not a crash."""
     from torch2tosa import compiler, iree_cpu, reference
 
-    row = {"dispatches": None, "executables": None, "copies": None, "latency_s": None,
-           "max_abs_error": None, "error": None, "vmfb": None}
+    row = {"dispatches": None, "executables": None, "copies": None, "kernels": None,
+           "latency_s": None, "max_abs_error": None, "error": None, "vmfb": None}
     try:
         vmfb, stats = iree_cpu.compile_llvm_cpu(compiler.generic_asm(module))
-        row.update(dispatches=stats.dispatches, executables=stats.executables, copies=stats.copies)
+        row.update(dispatches=stats.dispatches, executables=stats.executables, copies=stats.copies,
+                   kernels=stats.kernel_digest)
         actual = iree_cpu.Runner(vmfb).call("main", arrays)
         row["max_abs_error"] = max(c.max_abs_error for c in reference.compare(actual, expected))
         row["vmfb"] = vmfb

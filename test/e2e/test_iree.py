@@ -156,3 +156,25 @@ def test_iree_dispatches_at_most_torch_mlirs(name, target):
     ours_stats = iree_cpu.compile_llvm_cpu(ours)[1]
     theirs_stats = iree_cpu.compile_llvm_cpu(theirs)[1]
     assert ours_stats.dispatches <= theirs_stats.dispatches, (ours_stats, theirs_stats)
+
+
+def test_kernel_digest_tells_apart_code_not_constants():
+    """The benchmark's "same kernels" (iree_cpu.kernel_digest): torch-mlir's TOSA of a
+    pointwise Conv1d (weights as dense_resource blobs, other locations) digests like ours,
+    and so do other weights of the same conv; another kernel size or a ReLU after it do not."""
+    from torch_mlir import fx
+
+    from torch2tosa import compiler
+
+    def digest(model, torch_mlir=False):
+        module = (compiler.generic_asm(fx.export_and_import(model, x, output_type="tosa"))
+                  if torch_mlir else torch2tosa.compile(model, (x,)).generic_mlir)
+        return iree_cpu.compile_llvm_cpu(module)[1].kernel_digest
+
+    x = torch.randn(1, 8, 64)
+    conv = torch.nn.Conv1d(8, 16, 1).eval()
+    ours = digest(conv)
+    assert digest(conv, torch_mlir=True) == ours
+    assert digest(torch.nn.Conv1d(8, 16, 1).eval()) == ours  # other weights
+    assert digest(torch.nn.Conv1d(8, 16, 3, padding=1).eval()) != ours
+    assert digest(torch.nn.Sequential(conv, torch.nn.ReLU()).eval()) != ours
