@@ -42,7 +42,7 @@ from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
 from . import quantized_elementwise as ew
 from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
 from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
                                quantize_params, sole_user)
 from .torch_values import constant, int_list, is_none
@@ -312,13 +312,12 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
     _erase_matched(rewriter, producer, None if act is producer else act)
 
 
-TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
-                           "the compile target: int16 nonlinearities (a16w8) need int16 "
-                           "TABLEs, which ethos-u55-128 does not run")
+TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
+                              "TABLEs, which ethos-u55-128 does not run")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
+    target = target_of(options)
 
     def convert_quantized(op, rewriter):
         return lower_quantized(op, rewriter, target)

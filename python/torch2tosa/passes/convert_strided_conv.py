@@ -31,9 +31,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
-from .. import target as targets
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, PassOption, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
 
 
 def _ints(attr) -> list[int]:
@@ -81,13 +80,12 @@ def convert_strided_conv(op, rewriter, max_stride: int):
         rewriter.replace_op(op, [y])
 
 
-TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
-                           "the compile target: width strides above its conv_stride_max are "
-                           "converted (none on a target without one)")
+TARGET_OPTION = target_option("the compile target: width strides above its conv_stride_max "
+                              "are converted (none on a target without one)")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    max_stride = targets.get(options["target"]).conv_stride_max
+    max_stride = target_of(options).conv_stride_max
     if max_stride is None:
         return
 

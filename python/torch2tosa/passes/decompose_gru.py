@@ -67,7 +67,7 @@ from torch_mlir import ir
 
 from .. import target as targets
 from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
 from .quantized_gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
 from .recurrent_cells import GRU, GRU_FUSED, GRU_GATES
 from .recurrent_layer import (FORM_OPTION, FORMS, TARGET_OPTION, packed_sequence_error,
@@ -115,7 +115,7 @@ def rewrite_gru(op, rewriter, form: str = "unrolled",
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     form = options.get("form", "unrolled")
-    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
+    target = target_of(options)
 
     def decompose_gru(op, rewriter):
         return rewrite_gru(op, rewriter, form, target)

@@ -33,7 +33,7 @@ from torch_mlir import ir
 from .. import target as targets
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
 from .recurrent_cells import LSTM, LSTM_FUSED
 from .recurrent_layer import (FORM_OPTION, TARGET_OPTION, packed_sequence_error, param_values,
                               read_config, rewrite_cell, rewrite_recurrent)
@@ -73,7 +73,7 @@ def rewrite_lstm(op, rewriter, form: str = "unrolled",
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
     form = options.get("form", "unrolled")
-    target = targets.get(options.get("target", targets.DEFAULT_TARGET))
+    target = target_of(options)
 
     def decompose_lstm(op, rewriter):
         return rewrite_lstm(op, rewriter, form, target)

@@ -37,6 +37,7 @@ from typing import Callable
 from torch_mlir import ir
 from torch_mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
+from .. import target as targets
 from ..diagnostics import UnsupportedError
 from ..stats import op_names
 
@@ -49,6 +50,17 @@ class PassOption:
     default: str
     choices: tuple[str, ...] = ()
     help: str = ""
+
+
+def target_option(help: str) -> PassOption:
+    """The `target` option of a pass that reads the compile target (target.py); `help` says
+    what the pass takes from it."""
+    return PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS), help)
+
+
+def target_of(options: dict) -> targets.Target:
+    """The Target a pass's `target` option names (the default target if it has none)."""
+    return targets.get(options.get("target", targets.DEFAULT_TARGET))
 
 
 @dataclass

@@ -32,7 +32,7 @@ from torch_mlir import ir
 from .. import target as targets
 from .. import tosa_builders as tb
 from ..diagnostics import UnsupportedError
-from .pass_base import PassOption
+from .pass_base import PassOption, target_option
 from .recurrence import Cell, SeqLayout, run_layer_unrolled
 from .recurrence_loop import run_layer_while_loop
 from .torch_values import constant, is_none, op_name, static_float_tensor
@@ -44,11 +44,10 @@ FORMS = tuple(LAYER_RUNNERS)
 FORM_OPTION = PassOption("form", "unrolled", FORMS,
                          "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
 # The `target` option of the passes whose cells depend on the consumer (target.py).
-TARGET_OPTION = PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS),
-                           "the compile target: one that fuses kernels (iree-llvm-cpu) takes the "
-                           "cells laid out for them, and its loops yield their invariants "
-                           "unchanged; on an INT target decompose-gru lowers PT2E-quantized GRUs "
-                           "to integer TOSA (quantized_gru.py)")
+TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-llvm-cpu) takes "
+                              "the cells laid out for them, and its loops yield their invariants "
+                              "unchanged; on an INT target decompose-gru lowers PT2E-quantized "
+                              "GRUs to integer TOSA (quantized_gru.py)")
 
 
 def layer_runner(form: str, target: targets.Target):
