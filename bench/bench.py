@@ -306,7 +306,8 @@ def latency_within(q: dict) -> tuple[float, float, bool] | None:
 
 
 def latency_text(v: tuple[float, float, bool]) -> str:
-    return f"{v[0]:.3f} (noise {v[1]:.3f})" + (", the same kernels as torch-mlir's" if v[2] else "")
+    same = ", the same kernels as torch-mlir's" if v[2] else ""
+    return f"{v[0]:.3f} (noise {v[1]:.3f}){same}"
 
 
 def progress(what: str, m: Measurement) -> None:

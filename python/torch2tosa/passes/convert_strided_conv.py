@@ -59,7 +59,7 @@ def convert_strided_conv(op, rewriter, max_stride: int):
         return NO_MATCH
     n, h, width, c = tb.shape_of(op.input)
     out_w = tb.shape_of(op.output)[2]
-    top, bottom, left, right = _ints(op.pad)
+    top, bottom, left, _ = _ints(op.pad)  # the right pad is within `tail` below
     taps = -(-w.shape[2] // stride)
     columns = out_w + taps - 1  # of the view
     # Past the input's end: the right pad and the zero taps' reach (columns * s >= the
