@@ -91,8 +91,7 @@ def _layer_cell(op, batch_first: bool, target: targets.Target):
     return GRU_GATES if steps >= GATES_MIN_STEPS else GRU
 
 
-def rewrite_gru(op, rewriter, form: str = "unrolled",
-                target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]):
+def rewrite_gru(op, rewriter, form: str, target: targets.Target):
     name = ir.StringAttr(op.attributes["name"]).value
     integer = target.is_int
     if integer and name == GRU_INPUT:

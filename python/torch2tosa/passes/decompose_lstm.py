@@ -53,8 +53,7 @@ def _initial_states(op, opname: str = OPNAME) -> list[tuple[str, ir.Value]]:
     return [("h0", h0), ("c0", c0)]
 
 
-def rewrite_lstm(op, rewriter, form: str = "unrolled",
-                 target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]):
+def rewrite_lstm(op, rewriter, form: str, target: targets.Target):
     name = ir.StringAttr(op.attributes["name"]).value
     cell = LSTM_FUSED if target.fused_kernels else LSTM
     if name == LSTM_CELL:  # nn.LSTMCell: one step, (h, c) given or zero
