@@ -285,8 +285,8 @@ def iree_progress(what: str, r: dict) -> None:
 def iree_ratios(a: dict, b: dict) -> dict:
     """ours/torch-mlir of each IREE count and of the latency, the latency's noise band (the
     larger A/A ratio of a module timed against itself, `harness.noise_band`), and whether
-    IREE runs the same kernels for both: the same kernel sources (constants' values aside,
-    `iree_cpu.kernel_digest`), dispatches and copies."""
+    IREE runs the same kernels for both: the same executables' machine code
+    (`iree_cpu.kernel_digest`), dispatches and copies."""
     def ratio(key):
         if a.get(key) is None or not b.get(key):
             return None
@@ -429,8 +429,8 @@ def targets(rows: list[dict], forms: list[dict]) -> list[Target]:
                          lambda v: v[0] <= v[1], "{0[0]} vs {0[1]}"))
         # Two modules cannot be ordered closer than the run's own noise (each timed against
         # itself): <= 1.0 means not slower by more than that band. When IREE runs the same
-        # kernels for both, the graph left nothing to order: what remains is the two binaries'
-        # layout (up to ~1.5%, beyond the A/A band of one binary), so the target is met.
+        # kernels for both, the graph left nothing to order: what remains is the two modules'
+        # layout (up to ~1.5%, beyond the A/A band of one module), so the target is met.
         out.append(check(f"{r['name']}: IREE latency ours/torch-mlir <= 1.0 (+ A/A noise), or "
                          f"the same kernels", latency_within(r.get("iree_ratios", {})),
                          lambda v: v[2] or v[0] <= 1.0 + v[1], latency_text))
@@ -580,8 +580,8 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
                "median of many runs on the local-sync driver, both modules timed in turns; "
                "± is the noise band, each module timed against a second load of itself in the "
                "same turns (the larger of the two A/A ratios); same kernels: IREE runs the "
-               "same kernel sources (constants' values aside), dispatches and copies for "
-               "both.", "", iree_table(rows), ""]
+               "same machine code (executables), dispatches and copies for both.", "",
+               iree_table(rows), ""]
     else:
         md += [setup, ""]
     if forms:

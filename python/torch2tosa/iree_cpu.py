@@ -12,17 +12,16 @@ host CPU:
 
 `Statistics.dispatches` is IREE's static count of dispatch ops in the program (a loop
 body counts once, whatever its trip count); `executables` the distinct kernels they
-run (identical dispatches share one); `kernel_digest` a digest of the kernels' sources
-without their constants' values and source locations: two modules with the same digest
-and counts run the same code (what tells a latency difference between them apart from
-the binaries' layout).
+run (identical dispatches share one); `kernel_digest` a digest of the executable
+binaries IREE links (the kernels' machine code and the constants compiled into it): two
+modules with the same digest and counts run the same code, however their TOSA was written
+(what tells a latency difference between them apart from the modules' layout).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import statistics
 import tempfile
 import time
@@ -52,24 +51,18 @@ class Statistics:
     dispatches: int  # dispatch ops in the program (static)
     executables: int  # distinct kernels
     copies: int  # buffer-to-buffer copies (DMA) between dispatches
-    kernel_digest: str  # the kernels' sources, constants' values and locations left out
+    kernel_digest: str  # the executables' machine code (and constants compiled into it)
 
 
-# What a kernel source says that does not make it different code: a constant's payload
-# (torch-mlir's dense_resource blobs, our inline dense literals) and source locations.
-_CONSTANT_PAYLOAD = re.compile(r"dense(?:_resource)?<[^>]*>")
-_LOCATION = re.compile(r" loc\((?:[^()]|\([^()]*\))*\)")
-_DISPATCH_INDEX = re.compile(r"_dispatch_(\d+)")
-
-
-def kernel_digest(source_dir: Path) -> str:
-    """sha256 over the executable sources IREE dumped to `source_dir`, in dispatch order,
-    with constant payloads and locations removed."""
+def kernel_digest(binary_dir: Path) -> str:
+    """sha256 over the executable binaries IREE dumped to `binary_dir`
+    (`--iree-hal-dump-executable-binaries-to`), in name order. Machine code, not kernel
+    sources: two sources that differ only in how they bind a buffer (a unit dim folded into
+    the binding or not) or encode a constant (an inline dense literal or a dense_resource
+    blob) compile to the same bytes."""
     digest = hashlib.sha256()
-    for path in sorted(source_dir.glob("*.mlir"),
-                       key=lambda p: int(_DISPATCH_INDEX.search(p.name).group(1))):
-        text = _LOCATION.sub("", _CONSTANT_PAYLOAD.sub("dense<>", path.read_text()))
-        digest.update(text.encode())
+    for path in sorted(binary_dir.glob("*")):  # none when IREE dispatches nothing
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -86,18 +79,18 @@ def compile_llvm_cpu(mlir_text: str) -> tuple[bytes, Statistics]:
     dispatch statistics. An IREE failure is an IreeError with IREE's diagnostics."""
     compiler = _compiler()
     with tempfile.TemporaryDirectory(prefix="torch2tosa-iree-") as tmp:
-        stats_path, sources = Path(tmp) / "statistics.json", Path(tmp) / "sources"
+        stats_path, binaries = Path(tmp) / "statistics.json", Path(tmp) / "binaries"
         try:
             vmfb = compiler.compile_str(
                 mlir_text, target_backends=["llvm-cpu"], input_type="tosa",
                 extra_args=[*COMPILE_FLAGS, "--iree-scheduling-dump-statistics-format=json",
                             f"--iree-scheduling-dump-statistics-file={stats_path}",
-                            f"--iree-hal-dump-executable-sources-to={sources}"])
+                            f"--iree-hal-dump-executable-binaries-to={binaries}"])
         except compiler.CompilerToolError as e:  # its text: the tool, the code, "Diagnostics:", ...
             diagnostics = str(e).split("Diagnostics:\n", 1)[-1].split("\n\nInvoked with:", 1)[0]
             raise IreeError(f"iree-compile rejected the module:\n{diagnostics.strip()}") from None
         aggregate = json.loads(stats_path.read_text())["stream-aggregate"]
-        digest = kernel_digest(sources)
+        digest = kernel_digest(binaries)
     execution = aggregate["execution"]
     return vmfb, Statistics(dispatches=execution["dispatch-count"],
                             executables=aggregate["executable"]["executable-count"],

@@ -344,13 +344,19 @@ def test_cli_name_is_a_file_name_inside_the_output_dir(tmp_path, name, problem):
     assert list(tmp_path.rglob("*")) == []  # nothing written, not even the output directory
 
 
-def test_cli_without_a_model_lists_the_examples_and_succeeds():
-    result = run()
+def test_cli_lists_the_examples():
+    result = run("--list-examples")
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
     assert lines[0].startswith("usage: torch2tosa-compile MODEL")
     assert any(line.split()[0] == "gru_bidirectional" for line in lines[2:])
-    assert run("--list-examples").stdout == result.stdout
+
+
+def test_cli_without_a_model_is_a_usage_error_that_lists_the_examples():
+    result = run()
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (run("--list-examples").stdout
+                             + "torch2tosa-compile: error: no MODEL given\n")
 
 
 # The error paths that must not wait for torch (seconds to import): argument errors and a

@@ -21,9 +21,9 @@ NAME.mlir is in MLIR's generic op form, which MLIR tools built on other LLVM gen
 (IREE's iree-compile, another tosa-opt) read; `torch2tosa-opt NAME.mlir` prints it in the
 readable custom form.
 
-Exit status: 0 success (also --list-examples, and no MODEL at all, which lists the
-examples), 1 error or a failed --check (NAME.tosa and NAME.mlir are kept for inspection),
-2 usage error, 130 interrupted (no output file is left half-written).
+Exit status: 0 success (also --list-examples), 1 error or a failed --check (NAME.tosa and
+NAME.mlir are kept for inspection), 2 usage error (no MODEL at all is one: the usage and the
+examples, then the error, on stderr), 130 interrupted (no output file is left half-written).
 """
 
 from __future__ import annotations
@@ -202,20 +202,25 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def list_examples() -> None:
+def list_examples(file=None) -> None:
     from .. import examples
 
+    file = file or sys.stdout
     print("usage: torch2tosa-compile MODEL [-o DIR] [--check] ...  (--help for every option)\n"
-          "MODEL is path/to/file.py:factory or one of the bundled examples:")
+          "MODEL is path/to/file.py:factory or one of the bundled examples:", file=file)
     for e in examples.EXAMPLES.values():
-        print(f"  {e.name:<24} {e.description}")
+        print(f"  {e.name:<24} {e.description}", file=file)
 
 
 def run(argv) -> int:
     args = parse_args(argv)
-    if args.list_examples or not args.model:
+    if args.list_examples:
         list_examples()
         return 0
+    if not args.model:
+        list_examples(file=sys.stderr)
+        print("torch2tosa-compile: error: no MODEL given", file=sys.stderr)
+        return 2
 
     progress = StderrProgress(heartbeat=args.progress_interval or None, quiet=args.quiet,
                               program="torch2tosa-compile")
