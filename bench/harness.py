@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import traceback
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 import torch2tosa
@@ -123,29 +124,50 @@ def compile_iree(module, arrays, expected) -> dict:
 AGAIN = " again"  # suffix of the A/A entry: each module loaded and timed a second time
 
 
-def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
-    """label -> median latency (s, one thread) of every row `compile_iree` compiled, all
-    timed in turns in this one process (iree_cpu.median_latencies). Timed one after the
-    other, each in its own process, they saw different loads of the shared machine: the
-    same module measured twice that way came out 0.33x to 0.87x (gru_deepfilternet, load
-    ~6); timed in turns, 0.97x to 1.02x.
+def time_twice(loaders: dict[str, Callable[[], Callable[[], object]]], *,
+               budget_per_call_s: float, **turns) -> dict[str, float]:
+    """label -> median seconds of the call `loaders[label]()` returns, every label loaded
+    twice and all timed in turns in this one process (torch2tosa.timing.median_latencies;
+    `turns`: its min_runs, block). The second load is the entry "<label> again": the ratio
+    of a module to itself is the measurement's noise in this run, the band within which
+    two ratios cannot be told apart (`noise_band`). The time budget is per call, the two
+    loads of one module alike."""
+    from torch2tosa import timing
 
-    Every module is also loaded a second time and timed in the same turns (the entries
-    "<label> again"): the ratio of a module to itself is the measurement's noise in this
-    run, the band within which two latency ratios cannot be told apart (`noise_band`).
-    The time budget is per module (one second each, the two loads of one module alike)."""
+    calls = {}
+    for label, load in loaders.items():
+        calls[label], calls[label + AGAIN] = load(), load()
+    return timing.median_latencies(calls, budget_s=budget_per_call_s * len(calls), **turns)
+
+
+def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
+    """label -> median latency (s, one thread) of every row `compile_iree` compiled, each
+    module loaded twice (`time_twice`)."""
     from torch2tosa import iree_cpu
 
-    runners = {}
-    for label, row in rows.items():
-        if row.get("vmfb") is not None:
-            runners[label] = iree_cpu.Runner(row["vmfb"])
-            runners[label + AGAIN] = iree_cpu.Runner(row["vmfb"])
-    return iree_cpu.median_latencies(runners, "main", arrays, budget_s=1.0 * len(runners))
+    def loader(vmfb):
+        return lambda: partial(iree_cpu.Runner(vmfb).call, "main", arrays)
+
+    return time_twice({label: loader(row["vmfb"]) for label, row in rows.items()
+                       if row.get("vmfb") is not None}, budget_per_call_s=1.0)
+
+
+def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, float]:
+    """label -> median run time (s) of each .tosa on the TOSA reference model, each timed
+    twice (`time_twice`; a reference-model run reads its flatbuffer afresh, so its two
+    "loads" are the same call). Three timed runs a turn: a large graph (kws_crnn through
+    torch-mlir, ~0.2 s a run) stays within seconds."""
+    from torch2tosa import reference
+
+    def loader(flatbuffer):
+        return lambda: partial(reference.run, flatbuffer, arrays)
+
+    return time_twice({label: loader(fb) for label, fb in flatbuffers.items()},
+                      budget_per_call_s=0.5, min_runs=6, block=3)
 
 
 def noise_band(latencies: dict[str, float]) -> float | None:
-    """The largest |A/A ratio - 1| among the modules timed twice (time_iree): how far apart
+    """The largest |A/A ratio - 1| among the modules timed twice (time_twice): how far apart
     one module measures from itself in this run."""
     bands = [abs(latencies[label + AGAIN] / t - 1) for label, t in latencies.items()
              if label + AGAIN in latencies and t]

@@ -8,7 +8,8 @@ host CPU:
 
     vmfb, stats = compile_llvm_cpu(compiled.generic_mlir)
     outputs = Runner(vmfb).call("main", arrays)      # one thread (the local-sync driver)
-    median_latencies({"a": Runner(vmfb), "b": Runner(other)}, "main", arrays)  # timed in turns
+    timing.median_latencies({"a": partial(Runner(vmfb).call, "main", arrays),
+                             "b": partial(Runner(other).call, "main", arrays)})  # in turns
 
 `Statistics.dispatches` is IREE's static count of dispatch ops in the program (a loop
 body counts once, whatever its trip count); `executables` the distinct kernels they
@@ -22,12 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -110,43 +109,3 @@ class Runner:
         if not isinstance(results, (tuple, list)):
             results = [results]
         return [np.asarray(r.to_host()) for r in results]
-
-
-def median_latencies(runners: Mapping[str, Runner], function: str, inputs: Sequence[np.ndarray],
-                     *, budget_s: float = 2.0, min_runs: int = 10, max_runs: int = 1000,
-                     block: int = 5) -> dict[str, float]:
-    """Median seconds of one call (outputs copied to the host) of each runner, timed in
-    turns: every runner in its turn makes one untimed call (its weights back in the cache
-    after the others ran) and then `block` timed ones. Turns go round until every runner
-    has `min_runs` timings and then until `budget_s` (all runners together) is spent or
-    one has `max_runs`. Timed one after the other instead, a change in the machine's load
-    during the measurement (other processes on a shared machine) lands on one runner only
-    and skews their ratio; in turns it lands on all of them alike.
-
-    Each turn starts one runner further along (a, b, c; b, c, a; c, a, b; ...): the
-    runner that opens a turn measured 1-2% slower than a second load of itself later in
-    the turn (conv1d_stride, two modules loaded twice each), so a fixed order would hand
-    that share to whichever came first. Rotated, and the last round of turns completed
-    (which may pass `max_runs` by up to one turn per runner), every runner opens as many
-    turns as each of the others."""
-    arrays = [np.ascontiguousarray(a) for a in inputs]
-    times: dict[str, list[float]] = {name: [] for name in runners}
-    order = list(runners.items())
-    spent = 0.0
-
-    def more() -> bool:
-        counts = [len(t) for t in times.values()]
-        return min(counts) < min_runs or (max(counts) < max_runs and spent < budget_s)
-
-    turn = 0
-    while runners and (more() or turn % len(order)):
-        first = turn % len(order)
-        turn += 1
-        for name, runner in order[first:] + order[:first]:
-            runner.call(function, arrays)
-            for _ in range(block):
-                start = time.perf_counter()
-                runner.call(function, arrays)
-                times[name].append(time.perf_counter() - start)
-                spent += times[name][-1]
-    return {name: statistics.median(t) for name, t in times.items()}
