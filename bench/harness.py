@@ -4,6 +4,7 @@ targets (met / NOT MET) and table cells. Used by bench.py (FP) and bench_int.py 
 from __future__ import annotations
 
 import multiprocessing
+import statistics
 import traceback
 from dataclasses import dataclass
 from functools import partial
@@ -103,7 +104,7 @@ def compile_iree(module, arrays, expected) -> dict:
     """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.iree_cpu):
     static dispatches, executables and copies, the kernels' digest (`iree_cpu.kernel_digest`),
     max abs error against `expected`, and the compiled
-    module ("vmfb") for `time_iree` to fill in "latency_s". A failure is the row's "error",
+    module ("vmfb") for `time_iree` to time. A failure is the row's "error",
     not a crash."""
     from torch2tosa import compiler, iree_cpu, reference
 
@@ -121,40 +122,44 @@ def compile_iree(module, arrays, expected) -> dict:
     return row
 
 
-AGAIN = " again"  # suffix of the A/A entry: each module loaded and timed a second time
+# Each module is loaded this many times and every load timed in the same turns. Its latency
+# is the mean of its loads' medians; the noise band the largest spread between two loads of
+# one module. Loads differ (memory placement, binary layout: two byte-identical IREE modules
+# measured 1.4% apart), and a ratio of single loads against a band of one A/A pair, as
+# before, calls two equal modules different one time in six (a simulation with 1% noise per
+# load; with three loads, the mean and the spread, one in forty), and flagged 2-4 of the
+# examples whose graphs IREE compiles to the same work as torch-mlir's in every benchmark run.
+LOADS = 3
 
 
-def time_twice(loaders: dict[str, Callable[[], Callable[[], object]]], *,
-               budget_per_call_s: float, **turns) -> dict[str, float]:
-    """label -> median seconds of the call `loaders[label]()` returns, every label loaded
-    twice and all timed in turns in this one process (torch2tosa.timing.median_latencies;
-    `turns`: its min_runs, block). The second load is the entry "<label> again": the ratio
-    of a module to itself is the measurement's noise in this run, the band within which
-    two ratios cannot be told apart (`noise_band`). The time budget is per call, the two
-    loads of one module alike."""
+def time_loads(loaders: dict[str, Callable[[], Callable[[], object]]], *,
+               budget_per_call_s: float, **turns) -> dict[str, list[float]]:
+    """label -> the median seconds of each of its LOADS loads (`loaders[label]()` loads one
+    and returns its call), all timed in turns in this one process
+    (torch2tosa.timing.median_latencies; `turns`: its min_runs, block). The time budget
+    is per call, every load of every module alike."""
     from torch2tosa import timing
 
-    calls = {}
-    for label, load in loaders.items():
-        calls[label], calls[label + AGAIN] = load(), load()
-    return timing.median_latencies(calls, budget_s=budget_per_call_s * len(calls), **turns)
+    calls = {f"{label} #{n}": load() for n in range(LOADS) for label, load in loaders.items()}
+    medians = timing.median_latencies(calls, budget_s=budget_per_call_s * len(calls), **turns)
+    return {label: [medians[f"{label} #{n}"] for n in range(LOADS)] for label in loaders}
 
 
-def time_iree(rows: dict[str, dict], arrays) -> dict[str, float]:
-    """label -> median latency (s, one thread) of every row `compile_iree` compiled, each
-    module loaded twice (`time_twice`)."""
+def time_iree(rows: dict[str, dict], arrays) -> dict[str, list[float]]:
+    """label -> the median latencies (s, one thread) of the loads (`time_loads`) of every
+    row `compile_iree` compiled."""
     from torch2tosa import iree_cpu
 
     def loader(vmfb):
         return lambda: partial(iree_cpu.Runner(vmfb).call, "main", arrays)
 
-    return time_twice({label: loader(row["vmfb"]) for label, row in rows.items()
-                       if row.get("vmfb") is not None}, budget_per_call_s=1.0)
+    return time_loads({label: loader(row["vmfb"]) for label, row in rows.items()
+                       if row.get("vmfb") is not None}, budget_per_call_s=0.75)
 
 
-def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, float]:
-    """label -> median run time (s) of each .tosa on the TOSA reference model, each timed
-    twice (`time_twice`; a reference-model run reads its flatbuffer afresh, so its two
+def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, list[float]]:
+    """label -> the median run times (s) of each .tosa on the TOSA reference model, timed
+    LOADS times (`time_loads`; a reference-model run reads its flatbuffer afresh, so its
     "loads" are the same call). Three timed runs a turn: a large graph (kws_crnn through
     torch-mlir, ~0.2 s a run) stays within seconds."""
     from torch2tosa import reference
@@ -162,13 +167,18 @@ def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, float]:
     def loader(flatbuffer):
         return lambda: partial(reference.run, flatbuffer, arrays)
 
-    return time_twice({label: loader(fb) for label, fb in flatbuffers.items()},
-                      budget_per_call_s=0.5, min_runs=6, block=3)
+    return time_loads({label: loader(fb) for label, fb in flatbuffers.items()},
+                      budget_per_call_s=0.4, min_runs=6, block=3)
 
 
-def noise_band(latencies: dict[str, float]) -> float | None:
-    """The largest |A/A ratio - 1| among the modules timed twice (time_twice): how far apart
-    one module measures from itself in this run."""
-    bands = [abs(latencies[label + AGAIN] / t - 1) for label, t in latencies.items()
-             if label + AGAIN in latencies and t]
+def latency(loads: list[float]) -> float:
+    """A module's latency: the mean of its loads' medians (`time_loads`)."""
+    return statistics.fmean(loads)
+
+
+def noise_band(timed: dict[str, list[float]]) -> float | None:
+    """The largest spread between two loads of one module (slowest / fastest - 1) in this
+    run (`time_loads`): how far apart a module measures from itself, the band within which
+    two latency ratios cannot be told apart."""
+    bands = [max(loads) / min(loads) - 1 for loads in timed.values() if min(loads) > 0]
     return max(bands) if bands else None

@@ -6,8 +6,8 @@ both runtimes: the TOSA reference model and IREE).
 
 Timed one after the other, each in its own process, two graphs see different loads of a
 shared machine: the same IREE module measured twice that way came out 0.33x to 0.87x
-(gru_deepfilternet, load ~6), the same reference-model GRU 0.44x and 0.84x of torch-mlir's
-in two benchmark runs; timed in turns, 0.97x to 1.02x and 0.45x to 0.46x.
+(gru_deepfilternet, load ~6), the `gru` example on the reference model 0.44x and 0.84x of
+torch-mlir's in two benchmark runs; timed in turns, 0.97x to 1.02x and 0.44x to 0.48x.
 """
 
 from __future__ import annotations
