@@ -332,9 +332,8 @@ def latency_text(v: tuple[float, float, bool]) -> str:
 
 
 def progress(what: str, m: dict) -> None:
-    status = m["error"] or (f"{m['ops']} ops, compile {m['compile_s']:.2f}s, "
-                            f"run {fmt(m['run_s'] and m['run_s'] * 1e3, '{:.1f}')}ms "
-                            f"{m['note'] or ''}")
+    run = "" if m["run_s"] is None else f", run {m['run_s'] * 1e3:.1f}ms"
+    status = m["error"] or f"{m['ops']} ops, compile {m['compile_s']:.2f}s{run} {m['note'] or ''}"
     print(f"  {what} {status}", file=sys.stderr, flush=True)
 
 
