@@ -91,7 +91,7 @@ class Measurement:
     conv_to_matmul_transposes: int | None = None  # between the last conv and the next matmul
     tosa_bytes: int | None = None
     compile_s: float | None = None
-    run_s: float | None = None  # median reference-model run (reference_latencies)
+    run_s: float | None = None  # reference-model run, the mean of its loads (reference_latencies)
     run_noise: float | None = None  # the noise band of that timing (harness.noise_band)
     max_abs_error: float | None = None
     op_counts: dict = field(default_factory=dict)
@@ -163,6 +163,11 @@ def declare_target(module) -> str | None:
     return None if serialize.TARGET_ENV in module.operation.attributes else FP_ENVIRONMENT
 
 
+def input_arrays(inputs) -> list:
+    """The example inputs a graph takes (its tensors), as numpy arrays."""
+    return reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+
+
 def measure(compiler: Compiler, model, inputs) -> Measurement:
     """Compile, serialize, run on the reference model and compare with eager PyTorch (the
     run is timed later, with the other compiler's: reference_latencies)."""
@@ -180,7 +185,7 @@ def measure(compiler: Compiler, model, inputs) -> Measurement:
             m.note = "; ".join(filter(None, [m.note, f"not run on the reference model "
                                                      f"(more than {RUN_MAX_OPS} ops)"]))
             return m
-        arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+        arrays = input_arrays(inputs)
         actual = reference.run(flatbuffer, arrays)
         m.flatbuffer = flatbuffer
         with torch.no_grad():
@@ -210,15 +215,15 @@ def transposes_after_last_conv(module) -> int | None:
 def compile_iree_of(compiler: Compiler, model, inputs) -> dict:
     """compiler's module through IREE (harness.compile_iree; latency by time_iree_of)."""
     module = compiler(model, inputs)[0]
-    arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+    arrays = input_arrays(inputs)
     with torch.no_grad():
         expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
     return compile_iree(module, arrays, expected)
 
 
 def time_iree_of(rows: dict[str, dict], inputs) -> dict[str, list[float]]:
-    """Every compiler's IREE latency, timed in turns (harness.time_iree)."""
-    return time_iree(rows, reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)]))
+    """Every compiler's IREE latencies, one per load, timed in turns (harness.time_iree)."""
+    return time_iree(rows, input_arrays(inputs))
 
 
 IREE_TIMEOUT_S = 300  # iree-compile of torch-mlir's gru_deepfilternet (2.5k ops) is the longest
@@ -267,7 +272,7 @@ def reference_latencies(measured: dict[str, dict], inputs) -> None:
     run's noise band, and drops the flatbuffers (they are not results)."""
     flatbuffers = {label: m["flatbuffer"] for label, m in measured.items()
                    if m["flatbuffer"] is not None and m["max_abs_error"] is not None}
-    arrays = reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+    arrays = input_arrays(inputs)
     latencies = isolated(time_reference, flatbuffers, arrays) if flatbuffers else {}
     for label, m in measured.items():
         m.pop("flatbuffer")
