@@ -8,7 +8,7 @@
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
-way (`torch2tosa.serialize`, both stamped TOSA 1.0: FP_ENVIRONMENT) and run on the TOSA
+way (`torch2tosa.backends.flatbuffer`, both stamped TOSA 1.0: FP_ENVIRONMENT) and run on the TOSA
 reference model:
 TOSA ops (constants excluded), transposes, reshapes, ops per timestep of the
 recurrent examples (GRU, LSTM, RNN: the slope of total ops between sequence
@@ -18,7 +18,7 @@ size, compile time (export + import + pipeline), reference-model run time
 harness.LOADS times: the mean of the loads, and their spread as the run's noise band)
 and max abs error against eager PyTorch.
 
-IREE (torch2tosa.iree_cpu) is the second runtime: each compiler's module, in the
+IREE (torch2tosa.backends.iree_cpu) is the second runtime: each compiler's module, in the
 generic op form, compiled by iree-compile for llvm-cpu (the host CPU; ours with
 `--target iree-llvm-cpu`, as an IREE user compiles it); its static dispatch and
 executable counts, and its latency on one thread (the local-sync driver, median of
@@ -52,7 +52,9 @@ from typing import Callable
 import torch
 
 import torch2tosa
-from torch2tosa import examples, reference, serialize, stats
+from torch2tosa import examples
+from torch2tosa.backends import reference, flatbuffer as serialize
+from torch2tosa.support import stats
 from torch2tosa import pipeline as pl
 from torch2tosa.examples import models
 from torch2tosa.passes.decompose_gru import GRU_FORMS

@@ -26,8 +26,10 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 import torch2tosa
-from torch2tosa import examples, stats, vela
-from torch2tosa.compiler import MIN_WITHIN_ONE_STEP
+from torch2tosa import examples
+from torch2tosa.support import stats
+from torch2tosa.backends import vela
+from torch2tosa.api import MIN_WITHIN_ONE_STEP
 from torch2tosa.quantization._quiet import torchao_quiet
 
 import bench_int_gru

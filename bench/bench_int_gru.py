@@ -19,7 +19,10 @@ import numpy as np
 import torch
 
 import torch2tosa
-from torch2tosa import examples, quant_gru, reference, stats, vela
+from torch2tosa import examples
+from torch2tosa.lowering.integer import gru_formats as quant_gru
+from torch2tosa.backends import reference, vela
+from torch2tosa.support import stats
 
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 

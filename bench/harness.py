@@ -101,12 +101,13 @@ def cell_error(error: str) -> str:
 
 
 def compile_iree(module, arrays, expected) -> dict:
-    """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.iree_cpu):
+    """The TOSA module through IREE for llvm-cpu (generic op form, see torch2tosa.backends.iree_cpu):
     static dispatches, executables and copies, the kernels' digest (`iree_cpu.kernel_digest`),
     max abs error against `expected`, and the compiled
     module ("vmfb") for `time_iree` to time. A failure is the row's "error",
     not a crash."""
-    from torch2tosa import compiler, iree_cpu, reference
+    from torch2tosa import api as compiler
+    from torch2tosa.backends import iree_cpu, reference
 
     row = {"dispatches": None, "executables": None, "copies": None, "kernels": None,
            "latency_s": None, "max_abs_error": None, "error": None, "vmfb": None}
@@ -136,9 +137,9 @@ def time_loads(loaders: dict[str, Callable[[], Callable[[], object]]], *,
                budget_per_call_s: float, **turns) -> dict[str, list[float]]:
     """label -> the median seconds of each of its LOADS loads (`loaders[label]()` loads one
     and returns its call), all timed in turns in this one process
-    (torch2tosa.timing.median_latencies; `turns`: its min_runs, block). The time budget
+    (torch2tosa.testing.timing.median_latencies; `turns`: its min_runs, block). The time budget
     is per call, every load of every module alike."""
-    from torch2tosa import timing
+    from torch2tosa.testing import timing
 
     calls = {f"{label} #{n}": load() for n in range(LOADS) for label, load in loaders.items()}
     medians = timing.median_latencies(calls, budget_s=budget_per_call_s * len(calls), **turns)
@@ -148,7 +149,7 @@ def time_loads(loaders: dict[str, Callable[[], Callable[[], object]]], *,
 def time_iree(rows: dict[str, dict], arrays) -> dict[str, list[float]]:
     """label -> the median latencies (s, one thread) of the loads (`time_loads`) of every
     row `compile_iree` compiled."""
-    from torch2tosa import iree_cpu
+    from torch2tosa.backends import iree_cpu
 
     def loader(vmfb):
         return lambda: partial(iree_cpu.Runner(vmfb).call, "main", arrays)
@@ -162,7 +163,7 @@ def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, list[floa
     LOADS times (`time_loads`; a reference-model run reads its flatbuffer afresh, so its
     "loads" are the same call). Three timed runs a turn: a large graph (kws_crnn through
     torch-mlir, ~0.2 s a run) stays within seconds."""
-    from torch2tosa import reference
+    from torch2tosa.backends import reference
 
     def loader(flatbuffer):
         return lambda: partial(reference.run, flatbuffer, arrays)

@@ -5,11 +5,11 @@ torch2tosa-opt driver, which needs only the MLIR bindings, does not pay for
 importing torch.
 """
 
-from .diagnostics import Torch2TosaError
+from .support.diagnostics import Torch2TosaError
 
 __all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "stats"]
 
-_LAZY = {"compile": "compiler", "CompiledModel": "compiler", "CheckReport": "compiler",
+_LAZY = {"compile": "api", "CompiledModel": "api", "CheckReport": "api",
          "quantize": "quantization", "stats": None}
 
 

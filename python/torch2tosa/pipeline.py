@@ -22,10 +22,11 @@ from typing import Callable, Iterable
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
-from . import mlir_run, passes
-from . import progress as progress_
+from .support import mlir_run
+from . import passes
+from .support import progress as progress_
 from . import target as targets
-from .diagnostics import Torch2TosaError, format_mlir_error, reproducer_command, write_reproducer
+from .support.diagnostics import Torch2TosaError, format_mlir_error, reproducer_command, write_reproducer
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .diagnostics import Torch2TosaError
+from .support.diagnostics import Torch2TosaError
 
 PRO_FP = "pro_fp"
 PRO_INT = "pro_int"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 from torch import nn
 
 ACTIVATIONS = {
@@ -486,6 +486,8 @@ def conv(draw, c, w, max_width=MAX_WIDTH, max_cout=MAX_CHANNELS, same_width=Fals
     if same_width:
         spatial = [s for s in spatial if s[1] == 1 and
                    _conv_width(w, s[0], 1, _total_padding(s[2], s[0], s[3]), s[3]) == w]
+    # a residual block's conv must keep the width; some widths leave no such conv
+    assume(spatial)
     k, stride, padding, dilation = draw(st.sampled_from(spatial))
     if same_width:
         cout, groups = c, draw(st.sampled_from(_divisors(c)))

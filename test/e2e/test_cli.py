@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch_mlir import ir
 
-from torch2tosa.context import new_context
+from torch2tosa.support.context import new_context
 
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = [sys.executable, str(REPO / "tools" / "torch2tosa-compile")]

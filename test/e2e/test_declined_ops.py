@@ -13,9 +13,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from conftest import compile_and_check
-from torch2tosa import importer
+from torch2tosa.frontend import importer
 from torch2tosa import pipeline as pl
-from torch2tosa.context import new_context
+from torch2tosa.support.context import new_context
 
 
 class BatchNormWithInputStatistics(nn.Module):

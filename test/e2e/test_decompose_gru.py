@@ -117,7 +117,7 @@ def test_decompose_gru_ops_per_timestep():
     def total(seq, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs)
-        return torch2tosa.stats.compute_ops(compiled.op_counts())
+        return torch2tosa.support.stats.compute_ops(compiled.op_counts())
 
     for kw, per_step in [(dict(), 14), (dict(bidirectional=True), 14), (dict(bias=False), 13),
                          (dict(bidirectional=True, bias=False), 13),
@@ -132,7 +132,7 @@ def test_decompose_gru_fused_ops_per_timestep():
     def total(seq, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs, target="iree-llvm-cpu")
-        return torch2tosa.stats.compute_ops(compiled.op_counts())
+        return torch2tosa.support.stats.compute_ops(compiled.op_counts())
 
     for kw, per_step in [(dict(), 19), (dict(bidirectional=True), 19), (dict(bias=False), 18),
                          (dict(batch=4, batch_first=False), 19)]:
@@ -179,10 +179,10 @@ def test_decompose_gru_training_dropout_is_a_clear_error(monkeypatch):
     # compile() rejects training-mode dropout at import (test_compile_api.py); the pass keeps
     # its own diagnostic for IR that reaches it another way, so the importer's check is
     # switched off here to reach it.
-    from torch2tosa import importer
+    from torch2tosa.frontend import importer
     from torch2tosa import pipeline as pl
-    from torch2tosa.context import new_context
-    from torch2tosa.importer import import_model
+    from torch2tosa.support.context import new_context
+    from torch2tosa.frontend.importer import import_model
 
     monkeypatch.setattr(importer, "check_inference_graph", lambda prog: None)
     model = Gru(4, 6, num_layers=2, dropout=0.5, batch_first=True).train()

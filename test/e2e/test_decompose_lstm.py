@@ -45,7 +45,7 @@ def test_decompose_lstm_fused_configs(name, kwargs, batch, seq):
 
 def _total_ops(seq, target="tosa-fp", **kw):
     model, inputs = lstm(8, 8, seq=seq, **kw)
-    return torch2tosa.stats.compute_ops(torch2tosa.compile(model, inputs, target=target).op_counts())
+    return torch2tosa.support.stats.compute_ops(torch2tosa.compile(model, inputs, target=target).op_counts())
 
 
 @pytest.mark.parametrize("target,kw,per_step", [

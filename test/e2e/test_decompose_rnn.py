@@ -39,7 +39,7 @@ def test_decompose_rnn_ops_per_timestep(kw, nonlinearity):
     """Slope between T=4 and T=8 (per layer, unrolled): 4 ops per step."""
     def total(seq):
         model, inputs = rnn(8, 8, seq=seq, nonlinearity=nonlinearity, **kw)
-        return torch2tosa.stats.compute_ops(torch2tosa.compile(model, inputs).op_counts())
+        return torch2tosa.support.stats.compute_ops(torch2tosa.compile(model, inputs).op_counts())
 
     assert (total(8) - total(4)) / 4 == 4
 

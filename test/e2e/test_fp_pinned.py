@@ -22,7 +22,8 @@ GOLDEN = Path(__file__).parent / "golden" / "fp_graphs.json"
 
 def fp_graph_digest(name: str) -> dict:
     import torch2tosa
-    from torch2tosa import examples, stats
+    from torch2tosa import examples
+    from torch2tosa.support import stats
 
     model, inputs = examples.get(name).build()
     compiled = torch2tosa.compile(model, inputs)

@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 import torch2tosa
-from torch2tosa import Torch2TosaError, examples, stats
+from torch2tosa import Torch2TosaError, examples
+from torch2tosa.support import stats
 
 CONV1D_EXAMPLES = ["conv1d_stride", "conv1d_dilation", "conv1d_depthwise", "conv1d_grouped",
                    "conv_transpose1d", "conv1d_reflect", "conv1d_replicate", "conv1d_circular",
@@ -109,8 +110,8 @@ def test_nonlinearity_a16w8_tosa_INT(name, fn, scale, min_fraction):
     against quant_math's TABLE and RESCALE, within one step of the PT2E model (which computes
     f in float) on the calibration's last input and on a fresh one, SNR vs float, 0 CPU ops
     on ethos-u85-256, and a clear error on ethos-u55-128 (int8 TABLEs only)."""
-    from torch2tosa import quant_math as qm
-    from torch2tosa import reference
+    from torch2tosa.lowering.integer import quant_math as qm
+    from torch2tosa.backends import reference
 
     torch.manual_seed(0)
     shape = (2, 4, 64)

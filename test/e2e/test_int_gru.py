@@ -13,8 +13,10 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import Torch2TosaError, examples, quant_gru, reference
-from torch2tosa import quant_math as qm
+from torch2tosa import Torch2TosaError, examples
+from torch2tosa.lowering.integer import gru_formats as quant_gru
+from torch2tosa.backends import reference
+from torch2tosa.lowering.integer import quant_math as qm
 from torch2tosa.examples import models
 
 SCHEMES = ["a8w8", "a16w8"]

@@ -20,7 +20,8 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import examples, iree_cpu, reference
+from torch2tosa import examples
+from torch2tosa.backends import iree_cpu, reference
 
 from conftest import ATOL_F32
 
@@ -148,7 +149,7 @@ DISPATCH_CASES = (("gru_no_bias", IREE_TARGET), ("gru_bidirectional", IREE_TARGE
 def test_iree_dispatches_at_most_torch_mlirs(name, target):
     from torch_mlir import fx
 
-    from torch2tosa import compiler
+    from torch2tosa import api as compiler
 
     model, inputs = build(name)
     ours = torch2tosa.compile(model, inputs, target=target).generic_mlir
@@ -165,7 +166,7 @@ def test_kernel_digest_tells_apart_machine_code_not_how_the_tosa_reads():
     ours binds 4x8x64) digests like ours; another kernel size or a ReLU after it do not."""
     from torch_mlir import fx
 
-    from torch2tosa import compiler
+    from torch2tosa import api as compiler
 
     def digest(model, x, torch_mlir=False):
         module = (compiler.generic_asm(fx.export_and_import(model, x, output_type="tosa"))

@@ -12,9 +12,9 @@ import time
 import pytest
 import torch
 
-from torch2tosa import importer
+from torch2tosa.frontend import importer
 from torch2tosa.examples.models import gru, lstm, rnn
-from torch2tosa.opaque_recurrent import ROUTED, restore_aten_ops
+from torch2tosa.frontend.recurrent_export import ROUTED, restore_aten_ops
 
 MODELS = {
     "gru": lambda seq: gru(4, 6, seq=seq, num_layers=2, bidirectional=True),

@@ -7,9 +7,9 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 from torch_mlir.passmanager import PassManager
 
-from torch2tosa.context import new_context
-from torch2tosa.diagnostics import format_mlir_error
-from torch2tosa.passes.pass_base import FIXPOINT, WALK, guarded, pattern_pass
+from torch2tosa.support.context import new_context
+from torch2tosa.support.diagnostics import format_mlir_error
+from torch2tosa.support.pass_base import FIXPOINT, WALK, guarded, pattern_pass
 
 NEGATE = """
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -14,9 +14,10 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import compiler, examples
+from torch2tosa import api as compiler
+from torch2tosa import examples
 from torch2tosa import pipeline as pl
-from torch2tosa.progress import Progress, StderrProgress
+from torch2tosa.support.progress import Progress, StderrProgress
 
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = [sys.executable, str(REPO / "tools" / "torch2tosa-compile")]
@@ -91,7 +92,7 @@ def test_progress_function_is_called_after_each_stage():
 
 
 def test_progress_rejects_what_is_neither_progress_nor_function():
-    with pytest.raises(TypeError, match="progress must be a torch2tosa.progress.Progress"):
+    with pytest.raises(TypeError, match="progress must be a torch2tosa.support.progress.Progress"):
         torch2tosa.compile(*gru(3), progress=42)
 
 

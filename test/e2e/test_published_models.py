@@ -23,7 +23,7 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa.diagnostics import Torch2TosaError
+from torch2tosa.support.diagnostics import Torch2TosaError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from torch2tosa import quant_math as qm
+from torch2tosa.lowering.integer import quant_math as qm
 
 
 @pytest.mark.parametrize("ratio, multiplier, shift", [
@@ -61,7 +61,7 @@ def test_quant_math_bias_int32_and_overflow():
 
 def test_quantized_comparison_counts_whole_steps():
     """Exact one-step differences in float32 are one step, not 1.000006."""
-    from torch2tosa import reference
+    from torch2tosa.backends import reference
 
     scale = 0.0123
     codes = np.arange(-100, 100)

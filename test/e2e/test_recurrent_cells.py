@@ -69,8 +69,8 @@ def test_decompose_cell_is_ours(kind):
     """The cell reaches our pass (routed through its custom op at export), not torch-mlir's
     decomposition: the recurrent op is in the imported IR."""
     from torch2tosa import pipeline as pl
-    from torch2tosa.context import new_context
-    from torch2tosa.importer import import_model
+    from torch2tosa.support.context import new_context
+    from torch2tosa.frontend.importer import import_model
 
     model, inputs = _case(kind, True, 2, True)
     module = import_model(model.eval(), inputs, new_context(),

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import torch2tosa
-from torch2tosa import reference
+from torch2tosa.backends import reference
 
 
 def test_native_stdout_goes_to_stderr_without_the_version_notice(capfd):

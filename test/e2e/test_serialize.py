@@ -21,10 +21,10 @@ from torch_mlir.passmanager import PassManager
 from tosa.TosaGraph import TosaGraph
 
 import torch2tosa
-import torch2tosa.context
+import torch2tosa.support.context
 import torch2tosa.examples
 import torch2tosa.target
-from torch2tosa import serialize
+from torch2tosa.backends import flatbuffer as serialize
 from torch2tosa.examples.models import gru
 
 REPO = Path(__file__).resolve().parents[2]
@@ -235,7 +235,7 @@ def test_serialize_target_environment_survives_print_and_parse(target):
     env = str(compiled.module.operation.attributes[serialize.TARGET_ENV])
     extensions = ", ".join(sorted(torch2tosa.target.get(target).extensions))
     assert f"extensions = [{extensions}]>" in env
-    with torch2tosa.context.new_context():
+    with torch2tosa.support.context.new_context():
         reparsed = ir.Module.parse(compiled.mlir)
         assert str(reparsed.operation.attributes[serialize.TARGET_ENV]) == env
 
@@ -243,7 +243,7 @@ def test_serialize_target_environment_survives_print_and_parse(target):
 def test_serialize_empty_extension_list_still_gives_the_version():
     """A module whose target lists no extension (printed `extensions = []`, which tosa-opt
     cannot parse) still serializes, with that target's version in the header."""
-    with torch2tosa.context.new_context(), ir.Location.unknown():
+    with torch2tosa.support.context.new_context(), ir.Location.unknown():
         module = ir.Module.parse(
             "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
             "  %0 = tosa.sigmoid %a : (tensor<2xf32>) -> tensor<2xf32>\n"
@@ -260,7 +260,7 @@ def test_serialize_validation_failure_reproducer_parses_and_reproduces(tmp_path)
     from torch2tosa import pipeline as pl
     shape = "tensor<1x1x1x1x1x1x1x2xf32>"  # rank 8 > level 8K's MAX_RANK 6
     attach = "tosa-attach-target{specification_version=1.0 profiles=pro_fp level=8k}"
-    with torch2tosa.context.new_context():
+    with torch2tosa.support.context.new_context():
         module = ir.Module.parse(
             f"func.func @f(%a: {shape}) -> {shape} {{\n"
             f"  %0 = tosa.sigmoid %a : ({shape}) -> {shape}\n  return %0 : {shape}\n}}")

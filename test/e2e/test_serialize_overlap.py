@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import examples, pipeline as pl, serialize
+from torch2tosa import examples, pipeline as pl
+from torch2tosa.backends import flatbuffer as serialize
 
 
 @pytest.mark.parametrize("form", ["unrolled", "loop"])

@@ -11,8 +11,8 @@ import torch
 
 import torch2tosa
 import torch2tosa.examples
-from torch2tosa import serialize, serialize_pieces
-from torch2tosa.context import new_context
+from torch2tosa.backends import flatbuffer as serialize, flatbuffer_pieces as serialize_pieces
+from torch2tosa.support.context import new_context
 from torch_mlir import ir
 
 WHOLE = 10**9  # piece_ops that never splits

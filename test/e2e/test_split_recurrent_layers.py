@@ -8,10 +8,10 @@ from torch_mlir import ir
 
 import torch2tosa
 from torch2tosa import pipeline as pl
-from torch2tosa.context import new_context
+from torch2tosa.support.context import new_context
 from torch2tosa.examples.models import gru, lstm, rnn
-from torch2tosa.importer import import_model
-from torch2tosa.passes.torch_values import constant
+from torch2tosa.frontend.importer import import_model
+from torch2tosa.lowering.torch_values import constant
 
 from conftest import compile_and_check
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from torch2tosa import timing
+from torch2tosa.testing import timing
 
 
 def calls(log: list[str], names=("ours", "peer")) -> dict:

@@ -13,7 +13,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 import torch2tosa
-from torch2tosa import unsupported
+from torch2tosa.frontend import unsupported
 
 HERE = os.path.abspath(__file__)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from torch2tosa import reference, serialize, vela
+from torch2tosa.backends import reference, flatbuffer as serialize, vela
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ACCELERATORS = list(vela.ACCELERATORS)

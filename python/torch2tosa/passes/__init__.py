@@ -6,7 +6,7 @@ Order here is the order `--list-passes` and the docs show.
 
 from __future__ import annotations
 
-from .pass_base import PassInfo
+from ..support.pass_base import PassInfo
 from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
 from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64

@@ -47,11 +47,11 @@ from dataclasses import dataclass
 import numpy as np
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from . import conv1d_weights as cw
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..lowering import conv1d_weights as cw
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 
 PER_GROUP_MAX = 4
 PAD_MODES = ("reflect", "replicate", "circular")

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .torch_values import is_none
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.torch_values import is_none
 
 INT32_MAX = 2**31 - 1
 

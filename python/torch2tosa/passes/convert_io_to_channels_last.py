@@ -35,8 +35,8 @@ from typing import Sequence
 
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from .pass_base import Diagnostics, PassInfo
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import Diagnostics, PassInfo
 
 RANK = 3
 PERMUTATION = (0, 2, 1)  # N,C,W <-> N,W,C: its own inverse

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .pass_base import Diagnostics, PassInfo
-from .quantized_values import QUANTIZE, QParams, dequantized, quantize_params
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import Diagnostics, PassInfo
+from ..lowering.integer.qparams import QUANTIZE, QParams, dequantized, quantize_params
 
 IO_ATTRIBUTE = "torch2tosa.io_quantization"
 

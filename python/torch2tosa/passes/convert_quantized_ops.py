@@ -36,16 +36,15 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from .. import quant_math as qm
+from ..lowering.integer import quant_math as qm
 from .. import target as targets
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from . import quantized_elementwise as ew
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..lowering.integer import elementwise as ew
 from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
-from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias,
-                               quantize_params, sole_user)
-from .torch_values import constant, int_list, is_none
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
+from ..lowering.integer.qparams import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias, quantize_params, sole_user
+from ..lowering.torch_values import constant, int_list, is_none
 
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
 LINEAR = "torch.aten.linear"

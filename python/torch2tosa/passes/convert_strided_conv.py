@@ -31,8 +31,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
 
 
 def _ints(attr) -> list[int]:

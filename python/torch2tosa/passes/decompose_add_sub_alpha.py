@@ -26,9 +26,9 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .torch_values import literal
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.torch_values import literal
 
 INT_TYPE = "!torch.int"
 FLOAT_TYPE = "!torch.float"

@@ -66,12 +66,11 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .. import target as targets
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
-from .quantized_gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
-from .recurrent_cells import GRU, GRU_FUSED, GRU_GATES
-from .recurrent_layer import (FORM_OPTION, FORMS, TARGET_OPTION, packed_sequence_error,
-                              read_config, rewrite_cell, rewrite_recurrent)
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
+from ..lowering.integer.gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
+from ..lowering.recurrent.float_cells import GRU, GRU_FUSED, GRU_GATES
+from ..lowering.recurrent.layers import FORM_OPTION, FORMS, TARGET_OPTION, packed_sequence_error, read_config, rewrite_cell, rewrite_recurrent
 
 GRU_INPUT = "torch.aten.gru.input"
 GRU_DATA = "torch.aten.gru.data"

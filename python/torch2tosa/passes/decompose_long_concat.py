@@ -12,8 +12,8 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 
 
 def split_concat(op, rewriter):

@@ -31,13 +31,12 @@ from dataclasses import replace
 from torch_mlir import ir
 
 from .. import target as targets
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
-from .recurrent_cells import LSTM, LSTM_FUSED
-from .recurrent_layer import (FORM_OPTION, TARGET_OPTION, packed_sequence_error, param_values,
-                              read_config, rewrite_cell, rewrite_recurrent)
-from .torch_values import op_name
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
+from ..lowering.recurrent.float_cells import LSTM, LSTM_FUSED
+from ..lowering.recurrent.layers import FORM_OPTION, TARGET_OPTION, packed_sequence_error, param_values, read_config, rewrite_cell, rewrite_recurrent
+from ..lowering.torch_values import op_name
 
 LSTM_INPUT = "torch.aten.lstm.input"
 LSTM_DATA = "torch.aten.lstm.data"

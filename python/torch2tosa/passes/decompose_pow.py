@@ -26,8 +26,8 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
-from .. import tosa_builders as tb
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 
 MAX_MULTIPLY = 8
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .recurrent_cells import RNN_RELU, RNN_TANH
-from .recurrent_layer import (FORM_OPTION, packed_sequence_error, read_config, rewrite_cell,
-                              rewrite_recurrent)
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.recurrent.float_cells import RNN_RELU, RNN_TANH
+from ..lowering.recurrent.layers import FORM_OPTION, packed_sequence_error, read_config, rewrite_cell, rewrite_recurrent
 
 CELLS = {"torch.aten.rnn_tanh.input": RNN_TANH, "torch.aten.rnn_relu.input": RNN_RELU}
 CELL_OPS = {"torch.aten.rnn_tanh_cell": RNN_TANH, "torch.aten.rnn_relu_cell": RNN_RELU}

@@ -35,10 +35,10 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .torch_values import constant, dense_constant, is_none, literal
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.torch_values import constant, dense_constant, is_none, literal
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")

@@ -54,10 +54,9 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
-from .. import tosa_builders as tb
-from .layout_ops import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, perms_of,
-                         shape_values, transpose_after_squeeze, transpose_before_expand)
-from .pass_base import FIXPOINT, NO_MATCH, Diagnostics, guarded, pattern_pass
+from ..lowering import tosa_builders as tb
+from ..lowering.layout import RESHAPE, TRANSPOSE, Layout, inverse, layout_of, perms_of, shape_values, transpose_after_squeeze, transpose_before_expand
+from ..support.pass_base import FIXPOINT, NO_MATCH, Diagnostics, guarded, pattern_pass
 
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
          "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",

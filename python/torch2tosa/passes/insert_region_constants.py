@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .pass_base import Diagnostics, PassInfo
+from ..support.pass_base import Diagnostics, PassInfo
 
 CONTROL_FLOW_OPS = ("tosa.while_loop", "tosa.cond_if")
 CONSTANT_OPS = ("tosa.const", "tosa.const_shape")

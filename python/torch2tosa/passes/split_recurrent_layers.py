@@ -35,10 +35,10 @@ import re
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
-from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from .recurrent_layer import RecurrentConfig, check_supported, param_values, read_config
+from ..lowering import tosa_builders as tb
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..lowering.recurrent.layers import RecurrentConfig, check_supported, param_values, read_config
 
 # The layer ops: op name -> number of state tensors (h, or h and c).
 LAYER_OPS = {

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
-from .pass_base import Diagnostics, PassInfo
-from .quantized_values import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE
+from ..lowering import tosa_builders as tb
+from ..support.pass_base import Diagnostics, PassInfo
+from ..lowering.integer.qparams import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE
 
 _QDQ = (QUANTIZE, DEQUANTIZE, DEQUANTIZE_PER_CHANNEL)
 _FLOATS = ("f32", "f16", "bf16", "f64")

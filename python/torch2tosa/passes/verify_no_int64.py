@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .pass_base import Diagnostics, PassInfo
+from ..support.pass_base import Diagnostics, PassInfo
 
 _CONSTANTS = ("tosa.const", "arith.constant")
 

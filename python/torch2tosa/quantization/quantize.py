@@ -18,9 +18,9 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from ..compiler import FLOAT_MODEL_META, example_input_tuple
-from ..diagnostics import Torch2TosaError
-from ..importer import export
+from ..api import FLOAT_MODEL_META, example_input_tuple
+from ..support.diagnostics import Torch2TosaError
+from ..frontend.importer import export
 from ._quiet import torchao_quiet
 from .gru_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme

@@ -58,7 +58,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
-from ..diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .schemes import SCHEMES, Scheme
 

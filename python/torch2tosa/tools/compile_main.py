@@ -37,9 +37,9 @@ from pathlib import Path
 # Only what parsing and checking the command line needs: torch (seconds to import) and the
 # compiler are imported once the arguments are known to be good (see `run`).
 from .. import target as targets
-from ..diagnostics import Torch2TosaError, check_file_stem
-from ..progress import StderrProgress, stage
-from ..serialize import check_output_dir
+from ..support.diagnostics import Torch2TosaError, check_file_stem
+from ..support.progress import StderrProgress, stage
+from ..backends.flatbuffer import check_output_dir
 from ..passes.decompose_gru import GRU_FORMS
 
 
@@ -111,7 +111,7 @@ def factory_result(spec: str, result) -> tuple:
 
 
 def summary(compiled, tosa_path: Path, report=None, vela=None) -> str:
-    from ..stats import compute_ops
+    from ..support.stats import compute_ops
 
     counts = compiled.op_counts()
     lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants excluded), "
@@ -230,7 +230,7 @@ def run(argv) -> int:
         target = targets.get(args.target)
         model_file(args.model)
         from .. import examples
-        from ..compiler import compile
+        from ..api import compile
 
         name, model, inputs = load_model(args.model)
         name = args.name or name

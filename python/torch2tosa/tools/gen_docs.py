@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .. import passes
-from ..passes.pass_base import PassInfo
+from ..support.pass_base import PassInfo
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_OUTPUT = REPO_ROOT / "docs" / "passes.md"

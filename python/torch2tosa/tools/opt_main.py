@@ -24,10 +24,10 @@ from torch_mlir.passmanager import PassManager
 
 from .. import passes
 from .. import pipeline as pl
-from ..context import new_context
-from ..diagnostics import Torch2TosaError, format_diagnostic
-from ..serialize import write_output
-from ..stats import op_names
+from ..support.context import new_context
+from ..support.diagnostics import Torch2TosaError, format_diagnostic
+from ..backends.flatbuffer import write_output
+from ..support.stats import op_names
 from . import opt_reports as reports
 from . import verify_diagnostics as vd
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from torch_mlir.passmanager import PassManager
 
-from ..context import new_context
+from ..support.context import new_context
 
 
 def dump_pipeline(stages) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from ..diagnostics import format_location
+from ..support.diagnostics import format_location
 
 # Upstream's SourceMgrDiagnosticVerifierHandler regex.
 _EXPECTED = re.compile(r"expected-(error|note|remark|warning)(-re)? *"

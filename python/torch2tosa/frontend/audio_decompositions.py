@@ -37,7 +37,7 @@ import math
 import numpy as np
 import torch
 
-from .diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 
 aten = torch.ops.aten
 # The general 1-D resampling is a matmul with a [W, W_out] selection matrix; above this many

@@ -29,7 +29,7 @@ import torch
 from torch.nn.utils.rnn import PackedSequence
 from torch.overrides import TorchFunctionMode
 
-from .diagnostics import Torch2TosaError, _torch_dir, model_frame
+from ..support.diagnostics import Torch2TosaError, _torch_dir, model_frame
 
 COMPLEX = ("complex tensors are not supported by TOSA; compute the STFT outside the model "
            "or use a Conv1d filterbank")

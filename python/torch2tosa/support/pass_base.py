@@ -38,8 +38,8 @@ from torch_mlir import ir
 from torch_mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import target as targets
-from ..diagnostics import UnsupportedError
-from ..stats import op_names
+from .diagnostics import UnsupportedError
+from .stats import op_names
 
 NO_MATCH = True
 

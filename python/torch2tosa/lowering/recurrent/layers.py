@@ -29,13 +29,13 @@ from typing import Sequence
 import numpy as np
 from torch_mlir import ir
 
-from .. import target as targets
+from ... import target as targets
 from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .pass_base import PassOption, target_option
-from .recurrence import Cell, SeqLayout, run_layer_unrolled
-from .recurrence_loop import run_layer_while_loop
-from .torch_values import constant, is_none, op_name, static_float_tensor
+from ...support.diagnostics import UnsupportedError
+from ...support.pass_base import PassOption, target_option
+from .sequence import Cell, SeqLayout, run_layer_unrolled
+from .loop import run_layer_while_loop
+from ..torch_values import constant, is_none, op_name, static_float_tensor
 
 # form (the pass option `form`) -> builder of one layer's recurrence
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 from torch_mlir import ir
 
-from .. import tosa_builders as tb
+from . import tosa_builders as tb
 
 TRANSPOSE = "tosa.transpose"
 RESHAPE = "tosa.reshape"

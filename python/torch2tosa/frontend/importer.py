@@ -31,8 +31,8 @@ from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
 from . import audio_decompositions, decompositions, fold_constants, unsupported
 from .fold_zero_size import fold_zero_size
-from . import opaque_recurrent as rnn_export
-from .diagnostics import Torch2TosaError
+from . import recurrent_export as rnn_export
+from ..support.diagnostics import Torch2TosaError
 from .unsupported import source_line
 
 

@@ -26,16 +26,14 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
-from .. import quant_gru
+from . import gru_formats as quant_gru
 from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from ..target import Target
-from .quantized_gru_cell import layer_weights, quantized_gru_cell
-from .quantized_values import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
-                               constant_weight, dequantized, float_bias, quantize_params)
-from .recurrent_layer import (RecurrentConfig, check_supported, is_constant_zero, param_values,
-                              read_config, run_layers, sequence_shape)
-from .torch_values import is_none
+from ...support.diagnostics import UnsupportedError
+from ...target import Target
+from .gru_cell import layer_weights, quantized_gru_cell
+from .qparams import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias, quantize_params
+from ..recurrent.layers import RecurrentConfig, check_supported, is_constant_zero, param_values, read_config, run_layers, sequence_shape
+from ..torch_values import is_none
 
 OPNAME = "aten.gru.input"
 CELL_OPNAME = "aten.gru_cell"

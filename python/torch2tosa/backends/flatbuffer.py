@@ -21,9 +21,9 @@ from torch_mlir import ir
 from tosa.TosaGraph import TosaGraph
 from torch_mlir.passmanager import PassManager
 
-from . import serialize_pieces
-from .diagnostics import Torch2TosaError, model_frame
-from .target import TARGET_ENV
+from . import flatbuffer_pieces as serialize_pieces
+from ..support.diagnostics import Torch2TosaError, model_frame
+from ..target import TARGET_ENV
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
 

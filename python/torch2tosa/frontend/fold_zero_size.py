@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from .diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 
 NO_ZERO_SIZE = ("TOSA has no zero-element tensors (every dimension of a TOSA tensor is >= 1); "
                 "torch2tosa folds one away only where a concatenation drops it")

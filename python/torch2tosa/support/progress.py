@@ -61,7 +61,7 @@ def as_progress(progress: Progress | ProgressFn | None) -> Progress:
         return progress
     if callable(progress):
         return _FunctionProgress(progress)
-    raise TypeError(f"progress must be a torch2tosa.progress.Progress or a function "
+    raise TypeError(f"progress must be a torch2tosa.support.progress.Progress or a function "
                     f"(stage, seconds), got {type(progress).__name__}")
 
 

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 
 IREE_VERSION = "3.13.0"
 INSTALL_HINT = (f"pip install 'torch2tosa[iree]'  (or: pip install iree-base-compiler=={IREE_VERSION} "

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .diagnostics import UnsupportedError
+from ...support.diagnostics import UnsupportedError
 
 SHIFT_MIN, SHIFT_MAX = 2, 62
 INT_RANGES = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(2**31), 2**31 - 1)}

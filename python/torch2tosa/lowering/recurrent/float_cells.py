@@ -49,7 +49,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
-from .recurrence import Cell, DirectionWeights, LayerWeights, States, input_projection
+from .sequence import Cell, DirectionWeights, LayerWeights, States, input_projection
 
 
 def _zeros(n: int, like: np.ndarray) -> np.ndarray:

@@ -13,12 +13,13 @@ import torch
 from torch_mlir import ir
 
 from . import pipeline as pl
-from . import progress as progress_
-from . import reference, serialize, stats
+from .support import progress as progress_
+from .backends import reference, flatbuffer as serialize
+from .support import stats
 from . import target as targets
-from .context import new_context
-from .diagnostics import Torch2TosaError, check_file_stem
-from .importer import import_model
+from .support.context import new_context
+from .support.diagnostics import Torch2TosaError, check_file_stem
+from .frontend.importer import import_model
 from .passes import convert_io_to_channels_last as channels_last
 from .passes.convert_io_to_integer import read_io_quantization
 from .passes.decompose_gru import GRU_FORMS
@@ -125,7 +126,7 @@ class CompiledModel:
              memory_mode: str | None = None):
         """Compiles the `.tosa` with Arm's Vela for an Ethos-U (default: this model's target)
         and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash."""
-        from . import vela  # optional dependency: ethos-u-vela
+        from .backends import vela  # optional dependency: ethos-u-vela
 
         accelerator = accelerator or self.target.accelerator
         if accelerator is None:
@@ -316,7 +317,7 @@ def compile(
               for you; `run_reference` takes the graph's layout (`nwc_io` says which).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
     progress: a function `(stage, seconds)` called after each stage, or a
-              `torch2tosa.progress.Progress` (start, "still running", finish with op
+              `torch2tosa.support.progress.Progress` (start, "still running", finish with op
               counts, and notes such as the loop-form suggestion; see progress.py).
     serialize_during_validation: start the `.tosa` translator (a separate process) when
               the pipeline reaches validation, so the two run at the same time; for

@@ -37,7 +37,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 
 VELA_VERSION = "5.2.0"
 INSTALL_HINT = f"pip install 'torch2tosa[ethos-u]'  (or: pip install ethos-u-vela=={VELA_VERSION})"

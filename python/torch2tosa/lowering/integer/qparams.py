@@ -20,8 +20,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
 from .. import tosa_builders as tb
-from ..diagnostics import UnsupportedError
-from .torch_values import constant, dense_constant
+from ...support.diagnostics import UnsupportedError
+from ..torch_values import constant, dense_constant
 
 QUANTIZE = torch_d.QuantizedDecomposedQuantizePerTensorOp.OPERATION_NAME
 DEQUANTIZE = torch_d.QuantizedDecomposedDequantizePerTensorOp.OPERATION_NAME
