@@ -53,11 +53,13 @@ import torch
 
 import torch2tosa
 from torch2tosa import examples
-from torch2tosa.backends import reference, flatbuffer as serialize
-from torch2tosa.support import stats
 from torch2tosa import pipeline as pl
+from torch2tosa import checking
+from torch2tosa.backends import flatbuffer, reference
 from torch2tosa.examples import models
-from torch2tosa.passes.decompose_gru import GRU_FORMS
+from torch2tosa.graph_abi import RECURRENT_FORMS
+from torch2tosa.support import stats
+from torch2tosa.target import TARGET_ENV
 
 import bench_int
 import bench_published
@@ -162,12 +164,12 @@ FP_ENVIRONMENT = f"tosa-attach-target{{{torch2tosa.target.get('tosa-fp').environ
 
 
 def declare_target(module) -> str | None:
-    return None if serialize.TARGET_ENV in module.operation.attributes else FP_ENVIRONMENT
+    return None if TARGET_ENV in module.operation.attributes else FP_ENVIRONMENT
 
 
 def input_arrays(inputs) -> list:
     """The example inputs a graph takes (its tensors), as numpy arrays."""
-    return reference.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
+    return checking.to_numpy([t for t in inputs if isinstance(t, torch.Tensor)])
 
 
 def measure(compiler: Compiler, model, inputs) -> Measurement:
@@ -181,18 +183,18 @@ def measure(compiler: Compiler, model, inputs) -> Measurement:
         m.ops = stats.compute_ops(counts)
         m.transposes, m.reshapes = counts["tosa.transpose"], counts["tosa.reshape"]
         m.conv_to_matmul_transposes = transposes_after_last_conv(module)
-        flatbuffer = serialize.PendingFlatbuffer(module, declare_target(module)).result()
-        m.tosa_bytes = len(flatbuffer)
+        tosa = flatbuffer.PendingFlatbuffer(module, declare_target(module)).result()
+        m.tosa_bytes = len(tosa)
         if m.ops > RUN_MAX_OPS:
             m.note = "; ".join(filter(None, [m.note, f"not run on the reference model "
                                                      f"(more than {RUN_MAX_OPS} ops)"]))
             return m
         arrays = input_arrays(inputs)
-        actual = reference.run(flatbuffer, arrays)
-        m.flatbuffer = flatbuffer
+        actual = reference.run(tosa, arrays)
+        m.flatbuffer = tosa
         with torch.no_grad():
-            expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
-        m.max_abs_error = max(c.max_abs_error for c in reference.compare(actual, expected))
+            expected = checking.to_numpy(checking.flatten_tensors(model(*inputs)))
+        m.max_abs_error = max(c.max_abs_error for c in checking.compare(actual, expected))
     except Exception as e:  # a failing compiler is a row in the table, not a crash
         m.error = failure(e)
     return m
@@ -204,7 +206,7 @@ CONV_OPS = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d")
 def transposes_after_last_conv(module) -> int | None:
     """tosa.transposes between the last convolution and the first matmul after it (in a
     conv front end feeding a GRU, that matmul is the GRU's input projection)."""
-    names = stats.op_names(module)
+    names = stats.walk_op_names(module)
     convs = [i for i, n in enumerate(names) if n in CONV_OPS]
     if not convs:
         return None
@@ -219,7 +221,7 @@ def compile_iree_of(compiler: Compiler, model, inputs) -> dict:
     module = compiler(model, inputs)[0]
     arrays = input_arrays(inputs)
     with torch.no_grad():
-        expected = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
+        expected = checking.to_numpy(checking.flatten_tensors(model(*inputs)))
     return compile_iree(module, arrays, expected)
 
 
@@ -361,11 +363,11 @@ def bench_gru_forms(seqs) -> list[dict]:
         model, inputs = models.gru(16, 32, seq=seq, num_layers=2, bidirectional=True)
         model.eval()
         row = {"seq": seq}
-        for form in GRU_FORMS:
+        for form in RECURRENT_FORMS:
             m = measure_isolated(ours_validated_apart(form), model, inputs, FORMS_TIMEOUT_S)
             row[form] = asdict(m)
-        reference_latencies({form: row[form] for form in GRU_FORMS}, inputs)
-        for form in GRU_FORMS:
+        reference_latencies({form: row[form] for form in RECURRENT_FORMS}, inputs)
+        for form in RECURRENT_FORMS:
             progress(f"gru forms {seq:>4} steps {form:<9}", row[form])
         rows.append(row)
     return rows
@@ -378,8 +380,8 @@ def bench_iree_forms(seqs) -> list[dict]:
     for seq in seqs:
         row = (isolated(_iree_forms_at, seq, timeout=IREE_TIMEOUT_S)
                or {"seq": seq, "noise": None,
-                   **{form: {"error": no_result(IREE_TIMEOUT_S)} for form in GRU_FORMS}})
-        for form in GRU_FORMS:
+                   **{form: {"error": no_result(IREE_TIMEOUT_S)} for form in RECURRENT_FORMS}})
+        for form in RECURRENT_FORMS:
             iree_progress(f"gru forms in IREE {seq:>4} steps {form:<9}", row[form])
         rows.append(row)
     return rows
@@ -388,7 +390,7 @@ def bench_iree_forms(seqs) -> list[dict]:
 def _iree_forms_at(seq: int) -> dict:
     model, inputs = examples.get("gru").build(seq=seq)
     compiled = {form: compile_iree_of(ours(form, IREE_TARGET), model, inputs)
-                for form in GRU_FORMS}
+                for form in RECURRENT_FORMS}
     timed = {form: r for form, r in compiled.items() if r["vmfb"] is not None}
     latencies = time_iree_of(timed, inputs) if timed else {}
     for form, r in compiled.items():
@@ -546,7 +548,7 @@ def forms_table(forms: list[dict]) -> str:
     lines = ["| steps | form | ops | .tosa bytes | compile s | run ms | max abs err | note |",
              "|---|---|---|---|---|---|---|---|"]
     for r in forms:
-        for form in GRU_FORMS:
+        for form in RECURRENT_FORMS:
             m = r[form]
             if m["error"]:
                 lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 5)
@@ -562,7 +564,7 @@ def iree_forms_table(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         u = r["unrolled"].get("latency_s")
-        for form in GRU_FORMS:
+        for form in RECURRENT_FORMS:
             m = r[form]
             if m["error"]:
                 lines.append(f"| {r['seq']} | {form} | {cell_error(m['error'])} |" + " |" * 4)

@@ -27,10 +27,10 @@ import torch
 
 import torch2tosa
 from torch2tosa import examples
-from torch2tosa.support import stats
 from torch2tosa.backends import vela
-from torch2tosa.api import MIN_WITHIN_ONE_STEP
+from torch2tosa.checking import MIN_WITHIN_ONE_STEP
 from torch2tosa.quantization._quiet import torchao_quiet
+from torch2tosa.support import stats
 
 import bench_int_gru
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result

@@ -7,7 +7,7 @@ Each example is compiled at two sequence lengths; per timestep and layer (both d
 together) means the slope between them: ops (tosa.const/const_shape excluded), RESCALEs,
 TABLEs, and Vela's NPU cycles. SNR and max abs error are against the float model on a fresh
 input (not used for calibration), over the worst output; "bit-exact" compares the reference
-model's integer outputs with `quant_gru.reference` on the same codes.
+model's integer outputs with `gru_reference.reference` on the same codes.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import torch
 
 import torch2tosa
 from torch2tosa import examples
-from torch2tosa.lowering.integer import gru_formats as quant_gru
+from torch2tosa import checking
 from torch2tosa.backends import reference, vela
 from torch2tosa.support import stats
+from torch2tosa.testing import gru_reference
 
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 
@@ -75,10 +76,10 @@ def measure(example: examples.Example, scheme: str, seq: int):
         report = compiled.check(*fresh)
         m.snr_db = min(o.float_snr_db for o in report.outputs)
         m.max_abs_error = report.max_abs_error
-        layers, _, batch_first = quant_gru.layers_from_pt2e(gm)
+        layers, _, batch_first = gru_reference.layers_from_pt2e(gm)
         in_specs, _ = compiled.io_quantization
-        codes = [reference.quantize(t.numpy(), s) for t, s in zip(fresh, in_specs)]
-        want = quant_gru.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
+        codes = [checking.quantize(t.numpy(), s) for t, s in zip(fresh, in_specs)]
+        want = gru_reference.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
                                    batch_first)
         got = reference.run(compiled.flatbuffer, codes)
         m.bit_exact = all(np.array_equal(g, w) for g, w in zip(got, want))
@@ -151,7 +152,7 @@ def targets(rows: list[dict]) -> list[Target]:
         out.append(check(f"{label}: SNR vs float on a fresh input >= {MIN_SNR_DB[r['scheme']]:g} "
                          f"dB", g["snr_db"] if ok else None,
                          lambda v, lim=MIN_SNR_DB[r["scheme"]]: v >= lim, "{:.1f}"))
-        out.append(check(f"{label}: reference model bit-exact vs quant_gru.reference",
+        out.append(check(f"{label}: reference model bit-exact vs gru_reference.reference",
                          g["bit_exact"] if ok else None, lambda v: v is True))
         out.append(check(f"{label}: TOSA ops per timestep per layer <= {MAX_OPS_PER_STEP}",
                          r["per_step"].get("ops"), lambda v: v <= MAX_OPS_PER_STEP, "{:g}"))

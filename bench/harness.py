@@ -11,6 +11,7 @@ from functools import partial
 from typing import Callable
 
 import torch2tosa
+from torch2tosa import checking
 
 # Each measurement runs in a forked child: a pass that hangs or crashes costs one row.
 TIMEOUT_S = 120
@@ -106,17 +107,17 @@ def compile_iree(module, arrays, expected) -> dict:
     max abs error against `expected`, and the compiled
     module ("vmfb") for `time_iree` to time. A failure is the row's "error",
     not a crash."""
-    from torch2tosa import api as compiler
+    from torch2tosa import api
     from torch2tosa.backends import iree_cpu, reference
 
     row = {"dispatches": None, "executables": None, "copies": None, "kernels": None,
            "latency_s": None, "max_abs_error": None, "error": None, "vmfb": None}
     try:
-        vmfb, stats = iree_cpu.compile_llvm_cpu(compiler.generic_asm(module))
+        vmfb, stats = iree_cpu.compile_llvm_cpu(api.generic_asm(module))
         row.update(dispatches=stats.dispatches, executables=stats.executables, copies=stats.copies,
                    kernels=stats.kernel_digest)
         actual = iree_cpu.Runner(vmfb).call("main", arrays)
-        row["max_abs_error"] = max(c.max_abs_error for c in reference.compare(actual, expected))
+        row["max_abs_error"] = max(c.max_abs_error for c in checking.compare(actual, expected))
         row["vmfb"] = vmfb
     except Exception as e:
         row["error"] = failure(e)

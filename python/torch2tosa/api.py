@@ -1,4 +1,10 @@
-"""The Python API: `torch2tosa.compile(model, example_inputs)` -> `CompiledModel`."""
+"""The Python API: `torch2tosa.compile(model, example_inputs)` -> `CompiledModel`.
+
+compile() exports and imports the model (frontend/), runs the pipeline for the target
+(pipeline/), and returns a CompiledModel, which writes the artifacts and runs them
+(backends/: the `.tosa` translator, the TOSA reference model, Vela) and checks them
+against PyTorch (checking.py).
+"""
 
 from __future__ import annotations
 
@@ -12,61 +18,24 @@ from typing import Callable, Sequence
 import torch
 from torch_mlir import ir
 
-from . import pipeline as pl
-from .support import progress as progress_
-from .backends import reference, flatbuffer as serialize
-from .support import stats
+from . import checking, graph_abi
 from . import target as targets
+from .backends import flatbuffer, reference
+from .frontend.importer import import_model
+from .frontend.inputs import example_input_tuple
+from .pipeline import default as default_pipelines
+from .pipeline import runner
+from .support import progress as progress_
+from .support import stats
 from .support.context import new_context
 from .support.diagnostics import Torch2TosaError, check_file_stem
-from .frontend.importer import import_model
-from .passes import convert_io_to_channels_last as channels_last
-from .passes.convert_io_to_integer import read_io_quantization
-from .passes.decompose_gru import GRU_FORMS
-from .pipeline import RECURRENT_PASSES
+from .support.files import make_output_dir, write_output
 
 # progress(stage, seconds): called after each stage (import, each pass, validation, ...);
 # a `progress.Progress` also hears each stage's start and "still running".
 ProgressFn = progress_.ProgressFn
 # An unrolled recurrence that adds more ops than this gets a note suggesting the loop form.
 UNROLLED_OPS_NOTE = 4000
-# torch2tosa.quantize keeps the float model here, on the quantized GraphModule's meta, so
-# that check() can measure the quantization error against it.
-FLOAT_MODEL_META = "torch2tosa_float_model"
-# An INT graph matches the PT2E model when at least this fraction of every output's elements
-# is at most one quantization step away.
-MIN_WITHIN_ONE_STEP = 0.999
-
-
-@dataclass
-class CheckReport:
-    outputs: list[reference.OutputComparison]
-    atol: float
-
-    @property
-    def ok(self) -> bool:
-        return all(o.ok(self.atol) for o in self.outputs)
-
-    @property
-    def max_abs_error(self) -> float:
-        return max((o.max_abs_error for o in self.outputs), default=0.0)
-
-
-@dataclass
-class QuantizedCheckReport:
-    """An integer graph against the PT2E model (quantization steps) and the float model."""
-
-    outputs: list[reference.QuantizedComparison]
-    min_fraction: float = MIN_WITHIN_ONE_STEP
-
-    @property
-    def ok(self) -> bool:
-        return all(o.ok(self.min_fraction) for o in self.outputs)
-
-    @property
-    def max_abs_error(self) -> float | None:
-        errors = [o.float_max_abs_error for o in self.outputs if o.float_max_abs_error is not None]
-        return max(errors) if errors else None
 
 
 @dataclass
@@ -87,14 +56,14 @@ class CompiledModel:
     # advice from the compile, e.g. the loop form for a long unrolled recurrence
     notes: list[str] = field(default_factory=list)
     # the translator started during validation (compile(serialize_during_validation=True))
-    _pending_flatbuffer: serialize.PendingFlatbuffer | None = None
+    _pending_flatbuffer: flatbuffer.PendingFlatbuffer | None = None
 
     @functools.cached_property
     def mlir(self) -> str:
         """The TOSA MLIR text in the readable custom op form (printed on first use: it holds
         every weight). Only parsers of the same MLIR generation read it back: see
         `generic_mlir` for the portable text that `save` writes."""
-        return serialize.module_asm(self.module)
+        return flatbuffer.module_asm(self.module)
 
     @functools.cached_property
     def generic_mlir(self) -> str:
@@ -113,7 +82,7 @@ class CompiledModel:
     def flatbuffer(self) -> bytes:
         if self._flatbuffer is None:
             start = time.perf_counter()
-            pending = self._pending_flatbuffer or serialize.PendingFlatbuffer(self.module)
+            pending = self._pending_flatbuffer or flatbuffer.PendingFlatbuffer(self.module)
             self._pending_flatbuffer = None
             self._flatbuffer = pending.result()
             self.timings.append(("serialize", time.perf_counter() - start))
@@ -142,7 +111,7 @@ class CompiledModel:
     def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
         tools of other LLVM generations such as IREE read), creating `directory` if
-        needed; neither is left half-written on failure (see `serialize.write_output`)."""
+        needed; neither is left half-written on failure (see `support.files.write_output`)."""
         name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
         # Both are made before any write (either can fail). The text first: when the
@@ -150,9 +119,9 @@ class CompiledModel:
         # printing it overlaps with the translator instead of following it.
         text = self.generic_mlir.encode()
         flatbuffer = self.flatbuffer
-        serialize.make_output_dir(directory)
-        serialize.write_output(flatbuffer, tosa_path)
-        serialize.write_output(text, mlir_path)
+        make_output_dir(directory)
+        write_output(flatbuffer, tosa_path)
+        write_output(text, mlir_path)
         return tosa_path, mlir_path
 
     @functools.cached_property
@@ -163,9 +132,7 @@ class CompiledModel:
             return frozenset(), frozenset()
         func = next(op.operation for op in self.module.body.operations
                     if op.operation.name == "func.func")
-        attrs = func.attributes
-        return tuple(frozenset(ir.DenseI64ArrayAttr(attrs[key])) if key in attrs else frozenset()
-                     for key in (channels_last.NWC_INPUTS, channels_last.NWC_RESULTS))
+        return graph_abi.nwc_io(func)
 
     def graph_layout(self, tensors: Sequence, *, outputs: bool = False) -> list:
         """PyTorch-side model inputs (or `outputs`) in the graph's layout: with
@@ -176,7 +143,7 @@ class CompiledModel:
         laid_out, index = [], 0
         for t in tensors:
             if isinstance(t, torch.Tensor):
-                t = t.permute(*channels_last.PERMUTATION) if index in nwc else t
+                t = t.permute(*graph_abi.NWC_PERMUTATION) if index in nwc else t
                 index += 1
             laid_out.append(t)
         return laid_out
@@ -185,7 +152,7 @@ class CompiledModel:
     def io_quantization(self) -> tuple[list[dict | None], list[dict | None]]:
         """(inputs, outputs): {"scale", "zero_point", "type"} of each integer graph input and
         output (None for a float one); ([], []) for a float graph."""
-        return read_io_quantization(self.module.operation)
+        return graph_abi.read_io_quantization(self.module.operation)
 
     def run_reference(self, *inputs: torch.Tensor):
         """Runs the flatbuffer on the TOSA reference model; inputs and outputs in the graph's
@@ -196,26 +163,26 @@ class CompiledModel:
         if self._example_inputs and len(tensors) != expected:
             raise Torch2TosaError(f"the graph takes {expected} input tensor(s), got {len(tensors)}"
                                   " (pass them as separate arguments, not as one tuple)")
-        tensors = reference.to_numpy(tensors)
+        tensors = checking.to_numpy(tensors)
         in_specs, out_specs = self.io_quantization
         if in_specs:
-            tensors = [reference.quantize(t, spec) for t, spec in zip(tensors, in_specs)]
+            tensors = [checking.quantize(t, spec) for t, spec in zip(tensors, in_specs)]
         outputs = reference.run(self.flatbuffer, tensors)
         if out_specs:
-            outputs = [reference.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
+            outputs = [checking.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
         return outputs
 
     def _eager_outputs(self, model: Callable, inputs) -> list:
         with torch.no_grad():
-            outputs = reference.flatten_tensors(model(*inputs))
-        return reference.to_numpy(self.graph_layout(outputs, outputs=True))
+            outputs = checking.flatten_tensors(model(*inputs))
+        return checking.to_numpy(self.graph_layout(outputs, outputs=True))
 
     def check(self, *inputs: torch.Tensor, atol: float = 1e-5):
         """Compares the reference model with eager PyTorch on `inputs` (default: the examples).
 
         A float graph: max abs error against the model, within `atol` (a CheckReport).
         An integer graph: quantization steps against the PT2E model, which emulates the
-        integer arithmetic (ok when MIN_WITHIN_ONE_STEP of each output is within one step),
+        integer arithmetic (ok when checking.MIN_WITHIN_ONE_STEP of each output is within one step),
         plus max abs error and SNR against the float model when it is known (a
         QuantizedCheckReport; `atol` does not apply)."""
         if self._model is None:
@@ -227,29 +194,19 @@ class CompiledModel:
         expected = self._eager_outputs(self._model, inputs)
         out_specs = self.io_quantization[1]
         if not out_specs:
-            return CheckReport(reference.compare(actual, expected), atol)
+            return checking.CheckReport(checking.compare(actual, expected), atol)
         floats = (None if self._float_model is None
                   else self._eager_outputs(self._float_model, inputs))
-        return QuantizedCheckReport(reference.compare_quantized(actual, expected, out_specs,
+        return checking.QuantizedCheckReport(checking.compare_quantized(actual, expected, out_specs,
                                                                 floats))
 
 
 def generic_asm(module: ir.Module) -> str:
     """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`), printed as
-    `serialize.module_asm` prints it: a target environment MLIR cannot read back goes into
+    `flatbuffer.module_asm` prints it: a target environment MLIR cannot read back goes into
     a leading `//` comment. Printed from the module itself: reparsing the custom form
     gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
-    return serialize.module_asm(module, generic=True)
-
-
-def example_input_tuple(example_inputs, what: str = "example inputs") -> tuple:
-    """The model's positional inputs as a tuple: a lone tensor is one input, never its rows."""
-    if isinstance(example_inputs, torch.Tensor):
-        return (example_inputs,)
-    if isinstance(example_inputs, (tuple, list)):
-        return tuple(example_inputs)
-    raise Torch2TosaError(f"{what} must be a tensor or a tuple of the model's inputs, "
-                          f"got {type(example_inputs).__name__}")
+    return flatbuffer.module_asm(module, generic=True)
 
 
 def _eager(model) -> Callable:
@@ -324,8 +281,8 @@ def compile(
               callers that will save the model. The bytes are the same.
     """
     _check_model(model)
-    if gru_form not in GRU_FORMS:
-        raise Torch2TosaError(f"gru_form must be one of {', '.join(GRU_FORMS)}, got '{gru_form}'")
+    if gru_form not in graph_abi.RECURRENT_FORMS:
+        raise Torch2TosaError(f"gru_form must be one of {', '.join(graph_abi.RECURRENT_FORMS)}, got '{gru_form}'")
     tosa_target = targets.get(target)
     if example_inputs is None:
         if not isinstance(model, torch.export.ExportedProgram):
@@ -333,41 +290,41 @@ def compile(
         example_inputs = model.example_inputs[0]
     example_inputs = example_input_tuple(example_inputs)
     name = name or _model_name(model)
-    options = pl.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
+    options = default_pipelines.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
                                  target=tosa_target)
-    steps = list(pipeline) if pipeline is not None else pl.default_pipeline(options)
+    steps = list(pipeline) if pipeline is not None else default_pipelines.default_pipeline(options)
     reporter = _Recorder(progress_.as_progress(progress), steps)
 
     context = new_context()
     with progress_.stage(reporter, "import"):
-        module = import_model(model, example_inputs, context, keep_ops=pl.owned_aten_ops(steps),
-                              claims=pl.aten_claims(steps))
+        module = import_model(model, example_inputs, context, keep_ops=runner.owned_aten_ops(steps),
+                              claims=runner.aten_claims(steps))
     if pipeline is None and tosa_target.is_int and _has_int16_values(module):
-        steps = pl.default_pipeline(dataclasses.replace(options, int16=True))
+        steps = default_pipelines.default_pipeline(dataclasses.replace(options, int16=True))
     transform, validation = (_split_validation(steps) if serialize_during_validation
                              else (steps, []))
     pending = None
     with context:
-        pl.run_pipeline(module, transform, name=name, progress=reporter)
+        runner.run_pipeline(module, transform, name=name, progress=reporter)
         if validation:
             declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
-            pending = serialize.PendingFlatbuffer(module, declare)
+            pending = flatbuffer.PendingFlatbuffer(module, declare)
             try:
-                pl.run_pipeline(module, validation, name=name, progress=reporter)
+                runner.run_pipeline(module, validation, name=name, progress=reporter)
             except BaseException:
                 pending.cancel()
                 raise
     return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
                          channels_last_io=channels_last_io, target=tosa_target,
-                         _float_model=getattr(model, "meta", {}).get(FLOAT_MODEL_META),
+                         _float_model=getattr(model, "meta", {}).get(graph_abi.FLOAT_MODEL_META),
                          notes=reporter.notes, _pending_flatbuffer=pending)
 
 
 def _split_validation(steps: list[str]) -> tuple[list[str], list[str]]:
     """(steps, []) or (the steps before the trailing target/validation steps, those)."""
     start = len(steps)
-    while start > 0 and steps[start - 1].startswith(pl.VALIDATION_PASSES):
+    while start > 0 and steps[start - 1].startswith(default_pipelines.VALIDATION_PASSES):
         start -= 1
     if not any(step.startswith("tosa-validate") for step in steps[start:]):
         return steps, []  # nothing slow to overlap with
@@ -391,7 +348,7 @@ class _Recorder(progress_.Progress):
         self.notes: list[str] = []
         self._ops_before_recurrence: int | None = None
         self._unrolled_ops = 0
-        self._recurrent_to_come = {s for s in steps if s.partition("{")[0] in RECURRENT_PASSES}
+        self._recurrent_to_come = {s for s in steps if s.partition("{")[0] in default_pipelines.RECURRENT_PASSES}
 
     @property
     def count_ops(self) -> bool:
@@ -425,4 +382,4 @@ class _Recorder(progress_.Progress):
 
 def _is_unrolled_recurrence(stage: str) -> bool:
     name, _, options = stage.partition("{")
-    return name in RECURRENT_PASSES and "form=loop" not in options
+    return name in default_pipelines.RECURRENT_PASSES and "form=loop" not in options

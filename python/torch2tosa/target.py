@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from .support.diagnostics import Torch2TosaError
+from .support.pass_base import PassOption
 
 PRO_FP = "pro_fp"
 PRO_INT = "pro_int"
@@ -145,3 +146,14 @@ def get(name: str | Target) -> Target:
         return TARGETS[name]
     except KeyError:
         raise Torch2TosaError(f"unknown target '{name}'; targets: {', '.join(TARGETS)}") from None
+
+
+def target_option(help: str) -> PassOption:
+    """The `target` option of a pass that reads the compile target; `help` says what the
+    pass takes from it."""
+    return PassOption("target", DEFAULT_TARGET, tuple(TARGETS), help)
+
+
+def target_of(options: dict) -> Target:
+    """The Target a pass's `target` option names (the default target if it has none)."""
+    return get(options.get("target", DEFAULT_TARGET))

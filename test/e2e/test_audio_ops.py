@@ -14,8 +14,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from conftest import ATOL_F32, compile_and_check
-from torch2tosa.support.diagnostics import Torch2TosaError
 import torch2tosa
+from torch2tosa.support.diagnostics import Torch2TosaError
 
 
 class Fn(nn.Module):

@@ -15,7 +15,7 @@ from torch import nn
 
 from conftest import compile_and_check
 from model_gen import randomize_batch_norm
-from torch2tosa.passes import conv1d_to_conv2d
+from torch2tosa.lowering import conv1d
 
 # f16: PyTorch's CPU conv accumulates f16 products in f32 but rounds differently from the
 # reference model (f32 accumulate, one rounding at the end); outputs of magnitude ~1-4
@@ -75,7 +75,7 @@ def test_conv1d_to_conv2d_conv1d(variant):
     compiled = compile_and_check(model, (x,))
     counts = compiled.op_counts()
     groups = cfg.get("groups", 1)
-    per_group = 1 < groups <= conv1d_to_conv2d.PER_GROUP_MAX and groups != model.in_channels
+    per_group = 1 < groups <= conv1d.PER_GROUP_MAX and groups != model.in_channels
     assert sum(counts[op] for op in CONV_ONLY) == (groups if per_group else 1), counts
     assert counts["tosa.transpose"] <= 2, counts  # one in, one out; weights are constants
     if cfg.get("padding_mode", "zeros") != "zeros":

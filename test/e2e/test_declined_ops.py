@@ -13,8 +13,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from conftest import compile_and_check
-from torch2tosa.frontend import importer
 from torch2tosa import pipeline as pl
+from torch2tosa.frontend import importer
+from torch2tosa.pipeline import runner
 from torch2tosa.support.context import new_context
 
 
@@ -70,13 +71,13 @@ def test_declined_marks_do_not_change_the_given_program():
     prog = torch.export.export(BatchNormWithInputStatistics().eval(),
                                (torch.randn(2, 4, 9), torch.randn(4), torch.rand(4) + 0.5))
     steps = pl.default_pipeline()
-    module = importer.import_model(prog, (), new_context(), keep_ops=pl.owned_aten_ops(steps),
-                                   claims=pl.aten_claims(steps))
+    module = importer.import_model(prog, (), new_context(), keep_ops=runner.owned_aten_ops(steps),
+                                   claims=runner.aten_claims(steps))
     assert "_native_batch_norm_legit_no_training" not in str(module)
     assert not any("torch2tosa_declined" in node.meta for node in prog.graph.nodes)
 
 
 def test_declined_claims_of_the_default_pipeline():
-    claims = pl.aten_claims(pl.default_pipeline())
+    claims = runner.aten_claims(pl.default_pipeline())
     assert sorted(claims) == ["aten._native_batch_norm_legit_no_training.default",
                               "aten.conv1d.padding", "aten.pad.default"]

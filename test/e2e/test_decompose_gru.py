@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import torch2tosa
 from torch_mlir import ir
 from torch2tosa.examples.models import Gru, gru
+from torch2tosa.pipeline import runner
 
 from conftest import compile_and_check
 
@@ -188,7 +189,7 @@ def test_decompose_gru_training_dropout_is_a_clear_error(monkeypatch):
     model = Gru(4, 6, num_layers=2, dropout=0.5, batch_first=True).train()
     steps = pl.default_pipeline()
     ctx = new_context()
-    module = import_model(model, (torch.randn(1, 5, 4),), ctx, keep_ops=pl.owned_aten_ops(steps))
+    module = import_model(model, (torch.randn(1, 5, 4),), ctx, keep_ops=runner.owned_aten_ops(steps))
     with ctx, pytest.raises(torch2tosa.Torch2TosaError) as err:
         pl.run_pipeline(module, steps)
     message = str(err.value)

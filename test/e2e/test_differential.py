@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, note, settings
 import model_gen
 import torch2tosa
 from conftest import ATOL_F32
-from torch2tosa.backends.reference import flatten_tensors
+from torch2tosa.checking import flatten_tensors
 
 RTOL = 1e-5
 EXAMPLES = int(os.environ.get("TORCH2TOSA_DIFFERENTIAL_EXAMPLES", "0"))

@@ -10,6 +10,7 @@ from torch import nn
 
 import torch2tosa
 from torch2tosa import Torch2TosaError, examples
+from torch2tosa import checking
 from torch2tosa.support import stats
 
 CONV1D_EXAMPLES = ["conv1d_stride", "conv1d_dilation", "conv1d_depthwise", "conv1d_grouped",
@@ -127,7 +128,7 @@ def test_nonlinearity_a16w8_tosa_INT(name, fn, scale, min_fraction):
     assert inp["type"] == out["type"] == "i16"
     fresh = torch.randn(shape) * scale
     for data in (x, fresh):
-        codes = reference.quantize(data.numpy(), inp)
+        codes = checking.quantize(data.numpy(), inp)
         table, rescale = qm.table_int16_rescaled(lambda v: fn(torch.from_numpy(v)).numpy(),
                                                  inp["scale"], out["scale"])
         expected = qm.rescale_reference(qm.table_reference(codes, table), rescale, 0, 0, "i16",

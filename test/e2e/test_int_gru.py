@@ -1,5 +1,5 @@
 """Quantized GRUs (a8w8, a16w8) on the TOSA INT profile: the reference model bit-exact against
-the integer reference (quant_gru.reference), the quantization error against the float model
+the integer reference (gru_reference.reference), the quantization error against the float model
 on fresh inputs, ops per timestep, Vela with 0 CPU operators, and the errors."""
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import torch
 
 import torch2tosa
 from torch2tosa import Torch2TosaError, examples
-from torch2tosa.lowering.integer import gru_formats as quant_gru
+from torch2tosa import checking
 from torch2tosa.backends import reference
-from torch2tosa.lowering.integer import quant_math as qm
 from torch2tosa.examples import models
+from torch2tosa.lowering.integer import quant_math as qm
+from torch2tosa.lowering.integer import gru_formats
+from torch2tosa.testing import gru_reference
 
 SCHEMES = ["a8w8", "a16w8"]
 # The issue's bar, SNR over each output on inputs not used for calibration.
@@ -34,12 +36,12 @@ def _calibration(inputs, count=4, seed=0):
 
 
 def _assert_bit_exact(compiled, quantized, inputs):
-    """The reference model's integer outputs equal quant_gru.reference's on the same codes."""
-    layers, _, batch_first = quant_gru.layers_from_pt2e(quantized)
+    """The reference model's integer outputs equal gru_reference.reference's on the same codes."""
+    layers, _, batch_first = gru_reference.layers_from_pt2e(quantized)
     in_specs, out_specs = compiled.io_quantization
-    codes = [reference.quantize(t.numpy(), spec) for t, spec in zip(inputs, in_specs)]
+    codes = [checking.quantize(t.numpy(), spec) for t, spec in zip(inputs, in_specs)]
     got = reference.run(compiled.flatbuffer, codes)
-    want = quant_gru.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
+    want = gru_reference.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
                                batch_first)
     assert len(got) == len(want) == 2
     for g, w in zip(got, want):
@@ -303,11 +305,11 @@ def _cell_layers(quantized):
     dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
     (out,) = node.users  # quantize_per_tensor(h', state scale, 0, ...)
     hx_scale = float(hx.args[1]) if hx.target is dq else None
-    fmt = quant_gru.formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
+    fmt = gru_formats.formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
                             None if hx_scale is None else float(out.args[1]))
-    direction = quant_gru.DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
+    direction = gru_formats.DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
                                           w_hh.astype(np.int64), s_hh.astype(np.float64), *biases)
-    return [quant_gru.prepare_layer([direction], fmt, float(x.args[1]), int(x.args[2]),
+    return [gru_formats.prepare_layer([direction], fmt, float(x.args[1]), int(x.args[2]),
                                     h0_scale=hx_scale)]
 
 
@@ -331,7 +333,7 @@ def _cell_case(scheme, with_h, batch, bias=True, target="tosa-int"):
                          ids=["h_B3", "zero_B1", "h_B1_nobias", "zero_B4_nobias"])
 def test_quantized_gru_cell_bit_exact_tosa_INT(with_h, batch, bias, scheme):
     """nn.GRUCell in an INT model: one step of the integer GRU (h given or zero), bit-exact
-    against quant_gru.reference with T = 1; SNR against the float cell on a fresh input."""
+    against gru_reference.reference with T = 1; SNR against the float cell on a fresh input."""
     compiled, quantized, fresh = _cell_case(scheme, with_h, batch, bias)
     counts = compiled.op_counts()
     # the step's TABLEs: sigmoid, tanh (and 1 - z from z's input for a8w8); with a zero h and
@@ -341,10 +343,10 @@ def test_quantized_gru_cell_bit_exact_tosa_INT(with_h, batch, bias, scheme):
     assert "tosa.sigmoid" not in counts
     assert counts["tosa.conv2d"] == (2 if with_h else 1)  # no recurrent product for a zero h
     in_specs, (out_spec,) = compiled.io_quantization
-    assert out_spec["scale"] == quant_gru.formats(scheme).state_scale
-    codes = [reference.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
+    assert out_spec["scale"] == gru_formats.formats(scheme).state_scale
+    codes = [checking.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
     (got,) = reference.run(compiled.flatbuffer, codes)
-    _, h_n = quant_gru.reference(_cell_layers(quantized), codes[0][None],
+    _, h_n = gru_reference.reference(_cell_layers(quantized), codes[0][None],
                                  codes[1][None] if with_h else None, batch_first=False)
     np.testing.assert_array_equal(got, h_n[0])
     assert min(_snrs(compiled, fresh)) >= MIN_SNR_DB[scheme]
@@ -378,9 +380,9 @@ def test_quantized_gru_cell_wide_hx_narrow_state_a16w8_tosa_INT():
     assert layer.initial.n_out.shift[0] > plain.shift[0]  # n at 2^(m-15), m > 0
     for x0 in (-1.0, 1.0):
         fresh = sample(x0)
-        codes = [reference.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
+        codes = [checking.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
         (got,) = reference.run(compiled.flatbuffer, codes)
-        _, h_n = quant_gru.reference([layer], codes[0][None], codes[1][None],
+        _, h_n = gru_reference.reference([layer], codes[0][None], codes[1][None],
                                      batch_first=False)
         np.testing.assert_array_equal(got, h_n[0])
         if x0 > 0:  # h' = hx, |hx| > 1 for most: saturated

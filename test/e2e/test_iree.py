@@ -21,7 +21,9 @@ import torch
 
 import torch2tosa
 from torch2tosa import examples
+from torch2tosa import checking
 from torch2tosa.backends import iree_cpu, reference
+from torch2tosa.pipeline import runner
 
 from conftest import ATOL_F32
 
@@ -81,8 +83,8 @@ def iree_outputs(tmp_path_factory) -> dict[str, tuple[list, list] | Exception]:
         functions[case_id(case)] = as_function(body, case_id(case))
         groups[closing].append(case_id(case))
         with torch.no_grad():
-            outputs = reference.to_numpy(reference.flatten_tensors(model(*inputs)))
-        expected[case_id(case)] = (reference.to_numpy(list(inputs)), outputs)
+            outputs = checking.to_numpy(checking.flatten_tensors(model(*inputs)))
+        expected[case_id(case)] = (checking.to_numpy(list(inputs)), outputs)
     results: dict[str, tuple[list, list] | Exception] = {}
     for closing, ids in groups.items():
         text = "\n".join([MODULE_HEAD, *(functions[i] for i in ids), closing]) + "\n"
@@ -149,11 +151,11 @@ DISPATCH_CASES = (("gru_no_bias", IREE_TARGET), ("gru_bidirectional", IREE_TARGE
 def test_iree_dispatches_at_most_torch_mlirs(name, target):
     from torch_mlir import fx
 
-    from torch2tosa import api as compiler
+    from torch2tosa import api
 
     model, inputs = build(name)
     ours = torch2tosa.compile(model, inputs, target=target).generic_mlir
-    theirs = compiler.generic_asm(fx.export_and_import(model, *inputs, output_type="tosa"))
+    theirs = api.generic_asm(fx.export_and_import(model, *inputs, output_type="tosa"))
     ours_stats = iree_cpu.compile_llvm_cpu(ours)[1]
     theirs_stats = iree_cpu.compile_llvm_cpu(theirs)[1]
     assert ours_stats.dispatches <= theirs_stats.dispatches, (ours_stats, theirs_stats)
@@ -166,10 +168,10 @@ def test_kernel_digest_tells_apart_machine_code_not_how_the_tosa_reads():
     ours binds 4x8x64) digests like ours; another kernel size or a ReLU after it do not."""
     from torch_mlir import fx
 
-    from torch2tosa import api as compiler
+    from torch2tosa import api
 
     def digest(model, x, torch_mlir=False):
-        module = (compiler.generic_asm(fx.export_and_import(model, x, output_type="tosa"))
+        module = (api.generic_asm(fx.export_and_import(model, x, output_type="tosa"))
                   if torch_mlir else torch2tosa.compile(model, (x,)).generic_mlir)
         return iree_cpu.compile_llvm_cpu(module)[1].kernel_digest
 

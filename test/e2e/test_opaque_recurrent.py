@@ -12,8 +12,8 @@ import time
 import pytest
 import torch
 
-from torch2tosa.frontend import importer
 from torch2tosa.examples.models import gru, lstm, rnn
+from torch2tosa.frontend import importer
 from torch2tosa.frontend.recurrent_export import ROUTED, restore_aten_ops
 
 MODELS = {

@@ -14,9 +14,10 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import api as compiler
+from torch2tosa import api
 from torch2tosa import examples
 from torch2tosa import pipeline as pl
+from torch2tosa.pipeline import runner
 from torch2tosa.support.progress import Progress, StderrProgress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,8 +64,8 @@ def test_progress_reports_every_stage_in_order_with_op_counts():
     assert kinds == ["started", "finished"] * len(expected)
     ops = {e[1]: e[2] for e in recording.events if e[0] == "finished"}
     assert ops["import"] is None  # no module to count yet
-    assert ops[VALIDATE] == pl.count_ops(compiled.module)
-    assert ops["decompose-gru{form=unrolled}"] > ops["conv1d-to-conv2d"]
+    assert ops[VALIDATE] == runner.count_ops(compiled.module)
+    assert ops["decompose-gru{form=unrolled}"] > ops["fold-batch-norm"]
     assert [stage for stage, _ in compiled.timings] == expected
     assert recording.stages("note") == []  # 20 steps: no loop-form note
 
@@ -140,9 +141,9 @@ def test_loop_form_note_for_a_long_unrolled_gru():
     note = compiled.notes[0]
     assert "gru_form='loop' (torch2tosa-compile --gru-form loop)" in note
     unrolled = int(re.search(r"the unrolled recurrences take (\d+) ops", note).group(1))
-    assert unrolled > compiler.UNROLLED_OPS_NOTE
+    assert unrolled > api.UNROLLED_OPS_NOTE
     ops = {e[1]: e[2] for e in recording.events if e[0] == "finished"}
-    assert unrolled == ops["decompose-rnn{form=unrolled}"] - ops["conv1d-to-conv2d"]
+    assert unrolled == ops["decompose-rnn{form=unrolled}"] - ops["fold-batch-norm"]
     # Said once, right after the recurrent passes, before the backend lowering.
     assert recording.stages("note") == [note]
     note_at = recording.events.index(("note", note))
@@ -155,7 +156,7 @@ def test_loop_form_note_not_for_short_or_loop_recurrences(seq, form):
 
 
 def test_loop_form_note_threshold(monkeypatch):
-    monkeypatch.setattr(compiler, "UNROLLED_OPS_NOTE", 10)
+    monkeypatch.setattr(api, "UNROLLED_OPS_NOTE", 10)
     assert len(torch2tosa.compile(*gru(3)).notes) == 1
 
 

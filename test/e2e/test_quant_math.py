@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from torch2tosa import checking
 from torch2tosa.lowering.integer import quant_math as qm
 
 
@@ -67,11 +68,11 @@ def test_quantized_comparison_counts_whole_steps():
     codes = np.arange(-100, 100)
     emulated = (codes * scale).astype(np.float32)
     actual = ((codes + (codes % 2)) * scale).astype(np.float32)  # every other code one step off
-    (result,) = reference.compare_quantized([actual], [emulated],
+    (result,) = checking.compare_quantized([actual], [emulated],
                                             [{"scale": scale, "zero_point": 0}], None)
     assert result.max_steps == 1.0
     assert result.within_one_step == 1.0
-    (two,) = reference.compare_quantized([actual + 2 * scale], [emulated],
+    (two,) = checking.compare_quantized([actual + 2 * scale], [emulated],
                                          [{"scale": scale, "zero_point": 0}], None)
     assert two.max_steps == 3.0 and two.within_one_step == 0.0
 

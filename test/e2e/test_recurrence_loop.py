@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from torch_mlir import ir
 
-from torch2tosa.support.context import new_context
 from torch2tosa.examples.models import gru, lstm, rnn
+from torch2tosa.support.context import new_context
 
 from conftest import compile_and_check
 

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 import torch2tosa
+from torch2tosa.pipeline import runner
 
 from conftest import compile_and_check
 
@@ -74,7 +75,7 @@ def test_decompose_cell_is_ours(kind):
 
     model, inputs = _case(kind, True, 2, True)
     module = import_model(model.eval(), inputs, new_context(),
-                          keep_ops=pl.owned_aten_ops(pl.default_pipeline()))
+                          keep_ops=runner.owned_aten_ops(pl.default_pipeline()))
     assert f'"torch.aten.{kind}_cell"' in str(module)
 
 

@@ -21,11 +21,14 @@ from torch_mlir.passmanager import PassManager
 from tosa.TosaGraph import TosaGraph
 
 import torch2tosa
-import torch2tosa.support.context
+from torch2tosa.backends import tosa_tools
+from torch2tosa.backends import flatbuffer
 import torch2tosa.examples
-import torch2tosa.target
-from torch2tosa.backends import flatbuffer as serialize
 from torch2tosa.examples.models import gru
+from torch2tosa.support import files
+import torch2tosa.support.context
+import torch2tosa.target
+from torch2tosa.target import TARGET_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,9 +38,9 @@ def test_serialize_translator_failure_leaves_no_file(tmp_path, monkeypatch):
     fake_translator = tmp_path / "tosa-opt"
     fake_translator.write_text("#!/bin/sh\necho 'model.mlir:1:1: error: cannot serialize' >&2\nexit 1\n")
     fake_translator.chmod(0o755)
-    monkeypatch.setattr(serialize, "tosa_opt", lambda: str(fake_translator))
+    monkeypatch.setattr(tosa_tools, "tosa_opt", lambda: str(fake_translator))
     out = tmp_path / "out"
-    with pytest.raises(serialize.SerializationError, match="tosa-opt --tosa-serialize failed:\n"
+    with pytest.raises(flatbuffer.SerializationError, match="tosa-opt --tosa-serialize failed:\n"
                                                           "model.mlir:1:1: error: cannot serialize"):
         compiled.save(out)
     assert not out.exists() or not any(out.iterdir())
@@ -46,7 +49,7 @@ def test_serialize_translator_failure_leaves_no_file(tmp_path, monkeypatch):
 def test_serialize_runs_the_native_translator_not_the_python_shim():
     """The wheel's `tosa-opt` command is a Python script that starts an interpreter to run
     the binary; the translator is run directly (an ELF executable from the wheel's bin/)."""
-    path = Path(serialize.tosa_opt())
+    path = Path(tosa_tools.tosa_opt())
     assert path.parent.name == "bin" and path.name == "tosa-opt"
     assert path.read_bytes()[:4] == b"\x7fELF"
     script = Path(sys.executable).with_name("tosa-opt")
@@ -54,9 +57,9 @@ def test_serialize_runs_the_native_translator_not_the_python_shim():
 
 
 def test_serialize_without_the_wheel_binary_uses_the_command(monkeypatch):
-    monkeypatch.setattr(serialize, "_wheel_binary", lambda name: None)
+    monkeypatch.setattr(tosa_tools, "wheel_binary", lambda name: None)
     beside = Path(sys.executable).with_name("tosa-opt")
-    assert serialize.tosa_opt() == (str(beside) if beside.exists() else shutil.which("tosa-opt"))
+    assert tosa_tools.tosa_opt() == (str(beside) if beside.exists() else shutil.which("tosa-opt"))
 
 
 def test_serialize_save_writes_both_files(tmp_path):
@@ -86,7 +89,7 @@ def test_serialize_concurrent_saves_to_one_path_never_collide(tmp_path):
     reader = threading.Thread(target=read_until_done)
     reader.start()
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda i: serialize.write_output(_chunked_payload(i), target), range(16)))
+        list(pool.map(lambda i: files.write_output(_chunked_payload(i), target), range(16)))
     done.set()
     reader.join()
     assert target.read_bytes() in complete
@@ -97,14 +100,14 @@ def test_serialize_concurrent_saves_to_one_path_never_collide(tmp_path):
 def test_serialize_new_file_gets_umask_permissions_existing_file_keeps_its_own(tmp_path):
     old_umask = os.umask(0o027)
     try:
-        serialize.write_output(b"new", tmp_path / "new.mlir")
+        files.write_output(b"new", tmp_path / "new.mlir")
     finally:
         os.umask(old_umask)
     assert stat.S_IMODE((tmp_path / "new.mlir").stat().st_mode) == 0o640
     existing = tmp_path / "existing.mlir"
     existing.write_bytes(b"old")
     existing.chmod(0o604)
-    serialize.write_output(b"new", existing)
+    files.write_output(b"new", existing)
     assert existing.read_bytes() == b"new"
     assert stat.S_IMODE(existing.stat().st_mode) == 0o604
 
@@ -113,7 +116,7 @@ def test_serialize_writes_through_a_symlink_to_its_target(tmp_path):
     target, link = tmp_path / "real.mlir", tmp_path / "link.mlir"
     target.write_text("old")
     link.symlink_to(target)
-    serialize.write_output(b"new", link)
+    files.write_output(b"new", link)
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_bytes() == b"new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.mlir", "real.mlir"]
@@ -125,7 +128,7 @@ def test_serialize_writes_through_a_fifo(tmp_path):
     received = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    serialize.write_output(b"through the pipe", fifo)
+    files.write_output(b"through the pipe", fifo)
     reader.join(timeout=10)
     assert received == [b"through the pipe"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
@@ -139,13 +142,13 @@ def test_serialize_writes_through_a_character_device(tmp_path):
         os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
     else:
         device = Path(os.devnull)
-    serialize.write_output(b"discarded", device)
+    files.write_output(b"discarded", device)
     assert stat.S_ISCHR(os.stat(device).st_mode)
 
 
 def test_serialize_into_a_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(serialize.OutputError, match=f"^cannot write '{tmp_path}': Is a directory$"):
-        serialize.write_output(b"data", tmp_path)
+    with pytest.raises(files.OutputError, match=f"^cannot write '{tmp_path}': Is a directory$"):
+        files.write_output(b"data", tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -201,7 +204,7 @@ def test_serialize_loop_regions_are_found_by_block_name():
     attribute = WhileLoopAttribute()
     attribute.Init(loops[0].Attribute().Bytes, loops[0].Attribute().Pos)
     assert {attribute.CondGraph(), attribute.BodyGraph()} == set(blocks) - {b"main"}
-    assert serialize.name_blocks_after_regions(compiled.flatbuffer) == compiled.flatbuffer
+    assert flatbuffer.name_blocks_after_regions(compiled.flatbuffer) == compiled.flatbuffer
     assert compiled.check(atol=1e-5).ok
 
 
@@ -232,12 +235,12 @@ def test_serialize_target_environment_survives_print_and_parse(target):
     if target != "tosa-fp":
         model = torch2tosa.quantize(model, [inputs] * 4)
     compiled = torch2tosa.compile(model, inputs, target=target)
-    env = str(compiled.module.operation.attributes[serialize.TARGET_ENV])
+    env = str(compiled.module.operation.attributes[TARGET_ENV])
     extensions = ", ".join(sorted(torch2tosa.target.get(target).extensions))
     assert f"extensions = [{extensions}]>" in env
     with torch2tosa.support.context.new_context():
         reparsed = ir.Module.parse(compiled.mlir)
-        assert str(reparsed.operation.attributes[serialize.TARGET_ENV]) == env
+        assert str(reparsed.operation.attributes[TARGET_ENV]) == env
 
 
 def test_serialize_empty_extension_list_still_gives_the_version():
@@ -250,8 +253,8 @@ def test_serialize_empty_extension_list_still_gives_the_version():
             "  return %0 : tensor<2xf32>\n}")
         PassManager.parse("builtin.module(tosa-attach-target{specification_version=1.0 "
                           "profiles=pro_fp level=8k})").run(module.operation)
-        assert "extensions = []" in str(module.operation.attributes[serialize.TARGET_ENV])
-        assert _header_version(serialize.to_flatbuffer(module)) == (1, 0, 0, False)
+        assert "extensions = []" in str(module.operation.attributes[TARGET_ENV])
+        assert _header_version(flatbuffer.to_flatbuffer(module)) == (1, 0, 0, False)
 
 
 def test_serialize_validation_failure_reproducer_parses_and_reproduces(tmp_path):

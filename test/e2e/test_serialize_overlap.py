@@ -10,7 +10,7 @@ import torch
 
 import torch2tosa
 from torch2tosa import examples, pipeline as pl
-from torch2tosa.backends import flatbuffer as serialize
+from torch2tosa.backends import flatbuffer
 
 
 @pytest.mark.parametrize("form", ["unrolled", "loop"])
@@ -34,14 +34,14 @@ def test_serialize_during_validation_failed_validation_stops_the_translator(tmp_
     stopped and its files removed."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     started = []
-    real = serialize.PendingFlatbuffer
+    real = flatbuffer.PendingFlatbuffer
 
     class Recorded(real):
         def __init__(self, module, declare_target=None):
             super().__init__(module, declare_target)
             started.append(self)
 
-    monkeypatch.setattr(serialize, "PendingFlatbuffer", Recorded)
+    monkeypatch.setattr(flatbuffer, "PendingFlatbuffer", Recorded)
     steps = pl.default_pipeline()[:-2] + ["tosa-attach-target{profiles=pro_int level=8k}",
                                           "tosa-validate{strict-op-spec-alignment}"]
     with pytest.raises(torch2tosa.Torch2TosaError, match="while running 'tosa-validate"):
@@ -60,4 +60,4 @@ def test_serialize_during_validation_without_validation_steps_serializes_later()
     compiled = torch2tosa.compile(torch.nn.Linear(3, 2), (torch.randn(1, 3),), pipeline=steps,
                                   serialize_during_validation=True)
     assert compiled._pending_flatbuffer is None
-    assert compiled.flatbuffer == serialize.to_flatbuffer(compiled.module)
+    assert compiled.flatbuffer == flatbuffer.to_flatbuffer(compiled.module)

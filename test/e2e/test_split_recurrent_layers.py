@@ -8,10 +8,11 @@ from torch_mlir import ir
 
 import torch2tosa
 from torch2tosa import pipeline as pl
-from torch2tosa.support.context import new_context
 from torch2tosa.examples.models import gru, lstm, rnn
 from torch2tosa.frontend.importer import import_model
 from torch2tosa.lowering.torch_values import constant
+from torch2tosa.pipeline import runner
+from torch2tosa.support.context import new_context
 
 from conftest import compile_and_check
 
@@ -56,7 +57,7 @@ def test_split_recurrent_layers_structure(name, factory, kwargs, batch, seq):
     model, inputs = factory(4, 5, seq=seq, batch=batch, **kwargs)
     context = new_context()
     module = import_model(model.eval(), inputs, context,
-                          keep_ops=pl.owned_aten_ops(["split-recurrent-layers"]))
+                          keep_ops=runner.owned_aten_ops(["split-recurrent-layers"]))
     (original,) = _recurrent_ops(module)
     kind = ir.StringAttr(original.attributes["name"]).value
     with context:

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from torch2tosa.backends import reference, flatbuffer as serialize, vela
+from torch2tosa.backends import flatbuffer, reference, vela
+from torch2tosa.backends import tosa_tools
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ACCELERATORS = list(vela.ACCELERATORS)
@@ -33,10 +34,10 @@ TARGET = "profiles=pro_int level=8k extensions=doubleround"
 
 
 def tosa_opt(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([serialize.tosa_opt(), *args], capture_output=True, text=True)
+    return subprocess.run([tosa_tools.tosa_opt(), *args], capture_output=True, text=True)
 
 
-def flatbuffer(mlir: str, tmp_path: Path) -> bytes:
+def translate(mlir: str, tmp_path: Path) -> bytes:
     src, out = tmp_path / "graph.mlir", tmp_path / "graph.tosa"
     src.write_text(mlir)
     result = tosa_opt(str(src), "--tosa-serialize", f"--tosa-flatbuffer-filename={out}", "-o", "/dev/null")
@@ -46,7 +47,7 @@ def flatbuffer(mlir: str, tmp_path: Path) -> bytes:
 
 @pytest.fixture(scope="module")
 def block_flatbuffer(tmp_path_factory) -> bytes:
-    return flatbuffer(block.MLIR_PATH.read_text(), tmp_path_factory.mktemp("block"))
+    return translate(block.MLIR_PATH.read_text(), tmp_path_factory.mktemp("block"))
 
 
 def test_int8_conv_block_fixture_is_generated():
@@ -116,7 +117,7 @@ func.func @main(%x: tensor<1x4x16x8xi8>) -> tensor<1x4x16x8xi8> {
 @pytest.mark.parametrize("accelerator", ACCELERATORS)
 def test_vela_rejects_float_graph(tmp_path, accelerator):
     with pytest.raises(vela.VelaError) as info:
-        vela.run_vela(flatbuffer(FLOAT_GRAPH, tmp_path), accelerator)
+        vela.run_vela(translate(FLOAT_GRAPH, tmp_path), accelerator)
     first, reproduce = str(info.value).splitlines()
     assert first == f"Vela ({accelerator}) cannot run tosa.sigmoid: Unsupported operation"
     assert (info.value.op, info.value.constraint) == ("tosa.sigmoid", "Unsupported operation")
@@ -125,7 +126,7 @@ def test_vela_rejects_float_graph(tmp_path, accelerator):
 
 @requires_vela
 def test_vela_rejects_u55_reverse_of_channels(tmp_path):
-    fb = flatbuffer(REVERSE_CHANNELS, tmp_path)
+    fb = translate(REVERSE_CHANNELS, tmp_path)
     assert vela.run_vela(fb, "ethos-u85-256").cpu_ops == 0
     with pytest.raises(vela.VelaError) as info:
         vela.run_vela(fb, "ethos-u55-128")
@@ -192,13 +193,13 @@ module attributes {tosa.target_env = #tosa.target_env<specification_version = "1
 def test_vela_while_loop_needs_blocks_named_after_regions_u85(tmp_path):
     """tosa-opt names a region's block `<region>_bb0`; Vela 5.2.0 looks a WHILE_LOOP's
     cond/body graph names up among the blocks and crashes when they differ. Our serializer
-    renames the blocks (serialize.name_blocks_after_regions): Vela compiles the loop."""
-    raw = flatbuffer(WHILE_LOOP, tmp_path)
+    renames the blocks (flatbuffer.name_blocks_after_regions): Vela compiles the loop."""
+    raw = translate(WHILE_LOOP, tmp_path)
     with pytest.raises(vela.VelaError, match=r"Vela \(ethos-u85-256\) crashed \(SIGSEGV\) on this "
                                              r"graph: a bug in Vela, not a constraint it names\n"
                                              r"  reproduce: vela .*\.tosa"):
         vela.run_vela(raw, "ethos-u85-256")
-    named = serialize.name_blocks_after_regions(raw)
+    named = flatbuffer.name_blocks_after_regions(raw)
     assert len(named) == len(raw)
     report = vela.run_vela(named, "ethos-u85-256")
     assert (report.cpu_ops, report.npu_ops > 0) == (0, True), report.summary()

@@ -7,58 +7,27 @@ import contextlib
 import functools
 import os
 import re
-import shutil
 import struct
 import subprocess
-import sys
 import tempfile
 import threading
 from collections import Counter
-from importlib import metadata
 from pathlib import Path
 
 from torch_mlir import ir
 from tosa.TosaGraph import TosaGraph
 from torch_mlir.passmanager import PassManager
 
-from . import flatbuffer_pieces as serialize_pieces
 from ..support.diagnostics import Torch2TosaError, model_frame
 from ..target import TARGET_ENV
+from . import flatbuffer_pieces as serialize_pieces
+from . import tosa_tools
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
 
 
 class SerializationError(Torch2TosaError):
     pass
-
-
-def tosa_opt() -> str:
-    """tosa-tools' `tosa-opt`: the native binary its wheel ships, else the command next to
-    this interpreter (the venv), else on PATH.
-
-    The wheel's `tosa-opt` command is a Python script that starts an interpreter only to
-    find that binary and run it as a child: about 0.2 s per call on an idle machine, the
-    largest fixed cost of serializing a small model."""
-    found = _wheel_binary("tosa-opt")
-    if found is None:
-        beside = Path(sys.executable).with_name("tosa-opt")
-        found = str(beside) if beside.exists() else shutil.which("tosa-opt")
-    if found is None:
-        raise SerializationError("tosa-opt not found: install tosa-tools==2026.8.0")
-    return found
-
-
-@functools.lru_cache(maxsize=None)
-def _wheel_binary(name: str) -> str | None:
-    """The executable `name` in the installed tosa-tools distribution's `bin/` folder (where
-    its console scripts look first), or None."""
-    try:
-        path = Path(metadata.distribution("tosa-tools").locate_file(Path("bin") / name))
-    except metadata.PackageNotFoundError:
-        return None
-    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-
-
 
 
 def module_asm(module: ir.Module, *, generic: bool = False) -> str:
@@ -80,7 +49,7 @@ def module_asm(module: ir.Module, *, generic: bool = False) -> str:
         attrs[TARGET_ENV] = target
 
 
-def source_line(loc: ir.Location) -> str | None:
+def short_source_line(loc: ir.Location) -> str | None:
     """`file.py:line` of the innermost frame of `loc` outside PyTorch's own sources
     (the model's code), else of its innermost frame; None if it has no file."""
     return _source_line(str(loc))
@@ -93,7 +62,7 @@ def _source_line(loc: str) -> str | None:
     return None if frame is None else f"{os.path.basename(frame[0])}:{frame[1]}"
 
 
-def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
+def op_labels(module_op: ir.Operation) -> dict[ir.Operation, str]:
     """A short, unique, reproducible name for each op in `module_op`'s functions:
     `<op>_<n>` (n counts that op kind in program order), then `@file.py:line` where
     the op came from model code."""
@@ -102,7 +71,7 @@ def op_names(module_op: ir.Operation) -> dict[ir.Operation, str]:
     def visit(op):
         if op.name.startswith("tosa."):
             kind = op.name.removeprefix("tosa.")
-            where = source_line(op.location)
+            where = short_source_line(op.location)
             names[op] = f"{kind}_{counts[kind]}" + (f"@{where}" if where else "")
             counts[kind] += 1
         return ir.WalkResult.ADVANCE
@@ -128,7 +97,7 @@ def translator_module(module: ir.Module, declare_target: str | None = None):
       `.tosa` header (without it, tosa-opt stamps its own newest draft); the flatbuffer
       carries no extensions, so an empty list, which tosa-opt cannot parse, is given as
       `[none]`;
-    - each op located by its `op_names` name: the translator stores an op's location
+    - each op located by its `op_labels` name: the translator stores an op's location
       text in the flatbuffer, so these names, not the path of a temporary file, are what
       a `.tosa` reader sees, and the same model gives the same bytes.
     """
@@ -141,7 +110,7 @@ def translator_module(module: ir.Module, declare_target: str | None = None):
             if env is not None and "extensions = []" in str(env):
                 copy.attributes[TARGET_ENV] = ir.Attribute.parse(
                     str(env).replace("extensions = []", "extensions = [none]"))
-            for op, name in op_names(copy).items():
+            for op, name in op_labels(copy).items():
                 op.location = ir.Location.name(name)
         yield copy
     finally:
@@ -213,7 +182,7 @@ class PendingFlatbuffer:
                 fb = mlir.with_suffix(".tosa")
                 mlir.write_text(text)
                 process = subprocess.Popen(
-                    [tosa_opt(), str(mlir), "--tosa-serialize",
+                    [tosa_tools.tosa_opt(), str(mlir), "--tosa-serialize",
                      f"--tosa-flatbuffer-filename={fb}", "-o", os.devnull],
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 self._processes.append((process, mlir, fb))
@@ -276,86 +245,3 @@ class PendingFlatbuffer:
             if process.stderr is not None:
                 process.stderr.close()
         self._tmp.cleanup()
-
-
-class OutputError(Torch2TosaError):
-    pass
-
-
-def check_output_dir(directory: str | os.PathLike) -> None:
-    """Fails with a clear error if files cannot be written in `directory`, or it cannot
-    be created; cheap, so a tool can call it before a compile that takes minutes."""
-    path = Path(directory)
-    existing = next(p for p in (path, *path.parents) if p.exists())
-    problem = ("is not a directory" if not existing.is_dir()
-               else "is not writable" if not os.access(existing, os.W_OK | os.X_OK) else None)
-    if problem is None:
-        return
-    if existing == path:
-        raise OutputError(f"output directory '{directory}' {problem}")
-    raise OutputError(f"cannot create output directory '{directory}': '{existing}' {problem}")
-
-
-def make_output_dir(directory: str | os.PathLike) -> None:
-    """Creates `directory` and its parents if missing; a clear error if that fails."""
-    try:
-        Path(directory).mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise OutputError(f"output directory '{directory}' is not a directory") from None
-    except OSError as e:
-        raise OutputError(f"cannot create output directory '{directory}': {e.strerror}") from None
-
-
-def write_output(data: bytes, path: str | os.PathLike) -> None:
-    """Writes `data` to `path` as `mlir-opt -o` does, without ever leaving a half-written file.
-
-    A regular file (or a new one) is replaced atomically: readers see the old or the new
-    content, never a mix, and a failed or interrupted write leaves the old file untouched.
-    A symlink is followed, so the link stays a link and its target gets the data. A device,
-    FIFO or socket (`/dev/null`, `/dev/stdout`, a pipe) is opened and written through.
-    """
-    path = Path(path)
-    target = path.resolve() if path.is_symlink() else path
-    try:
-        if target.exists() and not target.is_file() and not target.is_dir():
-            with open(target, "wb") as f:
-                f.write(data)
-        else:
-            _replace(data, target)
-    except OSError as e:
-        raise OutputError(f"cannot write '{path}': {e.strerror}") from None
-
-
-def _replace(data: bytes, path: Path) -> None:
-    """Writes a uniquely named temporary file beside `path` and renames it over `path`."""
-    mode = _new_file_mode(path)
-    fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(data)
-        os.replace(staged, path)
-    except BaseException:
-        os.unlink(staged)
-        raise
-
-
-def _new_file_mode(path: Path) -> int:
-    """The permissions `open(path, "w")` would give: an existing file keeps its own,
-    a new one gets 0o666 minus the umask (mkstemp's 0o600 would hide it from others)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    try:  # Linux: read it without changing it (os.umask swaps it for every thread)
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except OSError:
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -41,6 +41,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import func
 
 from ..target import TARGET_ENV
+from . import tosa_tools
 
 # Ops per piece (constants not counted). At 4000 the quadratic term is a fraction of a
 # second per piece; much smaller pieces only add processes and borrowed constants.
@@ -76,7 +77,7 @@ def split(module_op: ir.Operation, piece_ops: int = PIECE_OPS) -> list[Piece] | 
         return None
     block = funcs[0].regions[0].blocks[0]
     *body, ret = [op.operation for op in block.operations]
-    if (sum(op.name not in CONSTANTS for op in body) <= piece_ops or flatc() is None
+    if (sum(op.name not in CONSTANTS for op in body) <= piece_ops or tosa_tools.flatc() is None
             or not worth_splitting(len(body), _constant_bytes(body))):
         return None
     names = _whole_names(block, body, ret)
@@ -172,18 +173,9 @@ def _piece(owned, n, constants, last_use, returned, names, env, name) -> Piece:
     return Piece(module, len(borrowed), local)
 
 
-def flatc() -> tuple[str, str] | None:
-    """(flatc, the TOSA schema), both shipped in tosa-tools' bin/ folder, or None."""
-    from .flatbuffer import _wheel_binary  # serialize imports this module
-
-    found = _wheel_binary("flatc")
-    schema = found and Path(found).with_name("tosa.fbs")
-    return (found, str(schema)) if schema and schema.is_file() else None
-
-
 def to_json(flatbuffer: Path, out_dir: Path) -> dict:
     """The flatbuffer at `flatbuffer` as flatc's JSON form (written into `out_dir`)."""
-    tool, schema = flatc()
+    tool, schema = tosa_tools.flatc()
     subprocess.run([tool, "--json", "--strict-json", "--raw-binary", "-o", str(out_dir),
                     schema, "--", str(flatbuffer)], check=True, capture_output=True)
     return json.loads((out_dir / f"{flatbuffer.stem}.json").read_text())
@@ -217,7 +209,7 @@ def join(pieces: list[Piece], flatbuffers: list[Path], work_dir: Path) -> bytes:
     whole["regions"] = [{"name": graphs[0]["regions"][0]["name"], "blocks": [whole_block]}]
     joined = work_dir / "joined.json"
     joined.write_text(json.dumps(whole))
-    tool, schema = flatc()
+    tool, schema = tosa_tools.flatc()
     subprocess.run([tool, "--binary", "-o", str(work_dir), schema, str(joined)],
                    check=True, capture_output=True)
     return (work_dir / "joined.tosa").read_bytes()

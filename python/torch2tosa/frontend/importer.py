@@ -29,11 +29,11 @@ from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
 
-from . import audio_decompositions, decompositions, fold_constants, unsupported
-from .fold_zero_size import fold_zero_size
-from . import recurrent_export as rnn_export
 from ..support.diagnostics import Torch2TosaError
-from .unsupported import source_line
+from . import audio_decompositions, decompositions, fold_constants, unsupported
+from . import recurrent_export as rnn_export
+from .fold_zero_size import fold_zero_size
+from .unsupported import node_source_line
 
 
 @contextlib.contextmanager
@@ -120,7 +120,7 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
         why = _training_behaviour(node)
         if why is None:
             continue
-        where = source_line(node)
+        where = node_source_line(node)
         raise Torch2TosaError(
             f"{where + ': ' if where else ''}{rnn_export.aten_target(node.target)}"
             f"{_module_of(node)}: {why}, which a "
@@ -223,7 +223,7 @@ def import_model(
     unsupported.check_exported(prog)
     check_inference_graph(prog)
     declined = decompositions.mark_declined(prog, claims or {})
-    audio_decompositions.check_graph(prog, source_line)
+    audio_decompositions.check_graph(prog, node_source_line)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
@@ -234,7 +234,7 @@ def import_model(
     finally:
         for node in declined:  # a given program does not change
             del node.meta[decompositions.DECLINED]
-    fold_zero_size(prog.graph_module, source_line)
+    fold_zero_size(prog.graph_module, node_source_line)
     fold_constants.fold_constant_subgraphs(prog.graph_module)
     _lift_list_parameters(prog)
     importer = FxImporter(context=context, hooks=_DenseLiteralHooks())

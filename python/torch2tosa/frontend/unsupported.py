@@ -70,7 +70,7 @@ def check_model(model: torch.nn.Module, example_inputs: Sequence[Any]) -> None:
                                   f"{DYNAMIC_QUANTIZED}")
 
 
-def source_line(node: torch.fx.Node) -> str | None:
+def node_source_line(node: torch.fx.Node) -> str | None:
     """`file:line` of the innermost frame of the model's own code that created `node`."""
     frame = model_frame(_FRAME.findall(node.meta.get("stack_trace") or "")[::-1])
     return None if frame is None else f"{frame[0]}:{frame[1]}"
@@ -96,9 +96,9 @@ def check_exported(prog: torch.export.ExportedProgram) -> None:
             continue
         value = node.meta.get("val")
         if _has_complex(value):
-            raise Torch2TosaError(f"{_prefix(source_line(node))}{node.target}: {COMPLEX}")
+            raise Torch2TosaError(f"{_prefix(node_source_line(node))}{node.target}: {COMPLEX}")
         if _has_symbolic_shape(value):
-            raise Torch2TosaError(f"{_prefix(source_line(node))}{node.target}: {DATA_DEPENDENT}")
+            raise Torch2TosaError(f"{_prefix(node_source_line(node))}{node.target}: {DATA_DEPENDENT}")
 
 
 class ComplexTensorsRejected(TorchFunctionMode):

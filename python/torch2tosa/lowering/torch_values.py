@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from . import tosa_builders as tb
 from ..support.diagnostics import UnsupportedError
+from . import tosa_builders as tb
 
 
 def op_name(value: ir.Value) -> str | None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..support.pass_base import PassInfo
 from . import conv1d_to_conv2d, decompose_gru, fold_batch_norm, insert_region_constants
-from . import convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat, fold_layout
+from . import (convert_io_to_channels_last, decompose_add_sub_alpha, decompose_long_concat,
+               fold_layout)
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64
 from . import convert_constant_index, decompose_lstm, decompose_pow, decompose_rnn
 from . import convert_strided_conv, split_recurrent_layers

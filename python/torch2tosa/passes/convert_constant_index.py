@@ -20,11 +20,10 @@ Not rewritten: an index that is not a dense literal (left for torch-mlir), a boo
 from __future__ import annotations
 
 import numpy as np
-from torch_mlir import ir
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from ..lowering.torch_values import is_none
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
 
 INT32_MAX = 2**31 - 1
 
@@ -82,4 +81,5 @@ PASS = pattern_pass(
     "computed at compile time (torch-mlir computes them in int64)",
     populate_patterns,
     driver=WALK,
+    order=(ON_TORCH,),
 )

@@ -35,14 +35,12 @@ from typing import Sequence
 
 from torch_mlir import ir
 
+from .. import graph_abi
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import Diagnostics, PassInfo
+from ..support.pass_base import ON_TORCH, After, Diagnostics, PassInfo
 
 RANK = 3
-PERMUTATION = (0, 2, 1)  # N,C,W <-> N,W,C: its own inverse
-# Function attributes: the indices of the arguments / results made N,W,C.
-NWC_INPUTS = "torch2tosa.nwc_inputs"
-NWC_RESULTS = "torch2tosa.nwc_results"
+PERMUTATION = graph_abi.NWC_PERMUTATION  # N,C,W <-> N,W,C: its own inverse
 
 
 def _permuted_type(torch_type: ir.Type) -> ir.Type | None:
@@ -219,8 +217,8 @@ def convert_function(func: ir.Operation) -> None:
             new_type = _permuted_type(ret.operands[i].type)
             ret.operands[i], results[i] = _permute(ret.operands[i], new_type), new_type
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
-    func.attributes[NWC_INPUTS] = ir.DenseI64ArrayAttr.get(nwc_inputs)
-    func.attributes[NWC_RESULTS] = ir.DenseI64ArrayAttr.get(nwc_results)
+    func.attributes[graph_abi.NWC_INPUTS] = ir.DenseI64ArrayAttr.get(nwc_inputs)
+    func.attributes[graph_abi.NWC_RESULTS] = ir.DenseI64ArrayAttr.get(nwc_results)
 
 
 def _functions(module: ir.Operation) -> Sequence[ir.Operation]:
@@ -241,4 +239,7 @@ PASS = PassInfo(
     flag="convert-io-to-channels-last",
     description="Make Conv1d-layout function inputs and results N,W,C (channels last) instead of N,C,W",
     run=run,
+    order=(ON_TORCH,
+           After("conv1d-to-conv2d", "it anchors on the transposes conv1d-to-conv2d puts "
+                 "around each conv")),
 )

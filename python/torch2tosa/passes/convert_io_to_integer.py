@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
+from .. import graph_abi
 from ..lowering import tosa_builders as tb
-from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import Diagnostics, PassInfo
 from ..lowering.integer.qparams import QUANTIZE, QParams, dequantized, quantize_params
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import ON_TORCH, Diagnostics, PassInfo
 
-IO_ATTRIBUTE = "torch2tosa.io_quantization"
 
 
 def _entry(qp: QParams | None) -> ir.Attribute:
@@ -101,7 +101,7 @@ def run(op, options: dict, diagnostics: Diagnostics) -> None:
             diagnostics.error(e.location, str(e))
             return
         if ir.StringAttr(func.attributes["sym_name"]).value == "main":
-            op.attributes[IO_ATTRIBUTE] = ir.DictAttr.get({
+            op.attributes[graph_abi.IO_QUANTIZATION] = ir.DictAttr.get({
                 "inputs": ir.ArrayAttr.get([_entry(p) for p in in_params]),
                 "outputs": ir.ArrayAttr.get([_entry(p) for p in out_params]),
             })
@@ -112,26 +112,5 @@ PASS = PassInfo(
     description="Make quantized function inputs and results integer tensors and record their "
                 "scale and zero point on the module",
     run=run,
+    order=(ON_TORCH,),
 )
-
-
-def read_io_quantization(module_op: ir.Operation) -> tuple[list[dict | None], list[dict | None]]:
-    """(inputs, outputs) as recorded by this pass: {"scale", "zero_point", "type"} or None per
-    tensor; ([], []) for a float graph."""
-    if IO_ATTRIBUTE not in module_op.attributes:
-        return [], []
-    record = ir.DictAttr(module_op.attributes[IO_ATTRIBUTE])
-
-    def entries(key: str) -> list[dict | None]:
-        out = []
-        for attr in ir.ArrayAttr(record[key]):
-            if isinstance(attr, ir.UnitAttr) or not isinstance(attr, ir.DictAttr):
-                out.append(None)
-                continue
-            entry = ir.DictAttr(attr)
-            out.append({"scale": ir.FloatAttr(entry["scale"]).value,
-                        "zero_point": ir.IntegerAttr(entry["zero_point"]).value,
-                        "type": ir.StringAttr(entry["type"]).value})
-        return out
-
-    return entries("inputs"), entries("outputs")

@@ -36,15 +36,19 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from ..lowering.integer import quant_math as qm
 from .. import target as targets
 from ..lowering import tosa_builders as tb
-from ..support.diagnostics import UnsupportedError
+from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
+                               to_nhwc)
+from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
-from .conv1d_to_conv2d import ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc, to_nhwc
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
-from ..lowering.integer.qparams import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight, dequantized, float_bias, quantize_params, sole_user
+from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
+                                        constant_weight, dequantized, float_bias, quantize_params,
+                                        sole_user)
 from ..lowering.torch_values import constant, int_list, is_none
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
+from ..target import target_of, target_option
 
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
 LINEAR = "torch.aten.linear"
@@ -341,4 +345,8 @@ PASS = pattern_pass(
                     # one TABLE each, rather than the mul/add/clamp they decompose to
                     "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default",
                     "aten.gelu.default"),
+    order=(ON_TORCH,
+           *(After(flag, "a quantized recurrence returns its integer results as dequantize ops, "
+                   "which this pass folds into the quantize that follows")
+             for flag in ("decompose-gru", "decompose-lstm", "decompose-rnn"))),
 )

@@ -32,7 +32,9 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of, target_option
+from ..support.pass_base import (CANONICALIZE, NO_MATCH, ON_TOSA, WALK, Before, Diagnostics,
+                                 guarded, pattern_pass)
+from ..target import target_of, target_option
 
 
 def _ints(attr) -> list[int]:
@@ -102,4 +104,6 @@ PASS = pattern_pass(
     populate_patterns,
     options=(TARGET_OPTION,),
     driver=WALK,
+    order=(ON_TOSA,
+           Before(CANONICALIZE, "canonicalize merges its reshapes with the layout's reshapes")),
 )

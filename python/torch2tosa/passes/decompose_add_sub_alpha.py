@@ -27,8 +27,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from ..lowering.torch_values import literal
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
 
 INT_TYPE = "!torch.int"
 FLOAT_TYPE = "!torch.float"
@@ -135,4 +135,5 @@ PASS = pattern_pass(
     "Rewrite aten add/sub/rsub with alpha != 1 into a mul by alpha and add/sub with alpha = 1",
     populate_patterns,
     driver=WALK,
+    order=(ON_TORCH,),
 )

@@ -63,62 +63,21 @@ quant_gru.py (formats, math).
 
 from __future__ import annotations
 
-from torch_mlir import ir
+from ..lowering.recurrent import op as recurrent
+from ..lowering.recurrences import FORM_OPTION, recurrent_pattern
+from ..support.pass_base import ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
+from ..target import target_of, target_option
 
-from .. import target as targets
-from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
-from ..lowering.integer.gru import rewrite_quantized_gru, rewrite_quantized_gru_cell
-from ..lowering.recurrent.float_cells import GRU, GRU_FUSED, GRU_GATES
-from ..lowering.recurrent.layers import FORM_OPTION, FORMS, TARGET_OPTION, packed_sequence_error, read_config, rewrite_cell, rewrite_recurrent
-
-GRU_INPUT = "torch.aten.gru.input"
-GRU_DATA = "torch.aten.gru.data"
-GRU_CELL = "torch.aten.gru_cell"
-GRU_FORMS = FORMS  # the forms of every recurrent op (compile()'s `gru_form`, `--gru-form`)
-# GRU_GATES saves one op per step and costs a few per layer (x tiled per gate, copy 0 of the
-# outputs, the directions packed into and out of the channels): from this many steps on it
-# has the fewer ops in total (one or two directions, with or without biases).
-GATES_MIN_STEPS = 8
-
-
-def _layer_cell(op, batch_first: bool, target: targets.Target):
-    if target.fused_kernels:
-        return GRU_FUSED
-    shape, _ = tb.vtensor_shape_and_dtype(op.operands[0].type)
-    steps = shape[1 if batch_first else 0] if shape and len(shape) == 3 else 0
-    return GRU_GATES if steps >= GATES_MIN_STEPS else GRU
-
-
-def rewrite_gru(op, rewriter, form: str, target: targets.Target):
-    name = ir.StringAttr(op.attributes["name"]).value
-    integer = target.is_int
-    if integer and name == GRU_INPUT:
-        return rewrite_quantized_gru(op, rewriter, form, target)
-    if integer and name == GRU_CELL:
-        return rewrite_quantized_gru_cell(op, rewriter, form, target)
-    if integer and name == GRU_DATA:
-        raise packed_sequence_error("aten.gru.data", "GRU")
-    if name == GRU_CELL:  # nn.GRUCell: one step, h given or zero
-        cell = GRU_FUSED if target.fused_kernels else GRU
-        return rewrite_cell(op, rewriter, cell, "aten.gru_cell", [("hx", op.operands[1])], form)
-    if name != GRU_INPUT:
-        if name == GRU_DATA:
-            raise packed_sequence_error("aten.gru.data", "GRU")
-        return NO_MATCH
-    cfg = read_config(op, "aten.gru.input")
-    rewrite_recurrent(op, rewriter, _layer_cell(op, cfg.batch_first, target), cfg, "aten.gru.input",
-                      [("h0", op.operands[1])], form, target)
+KINDS = (recurrent.GRU,)
+TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-llvm-cpu) takes "
+                              "the cells laid out for them (GRU_FUSED), and its loops yield their "
+                              "invariants unchanged; an INT target takes the integer cells of a "
+                              "PT2E-quantized GRU")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    form = options.get("form", "unrolled")
-    target = target_of(options)
-
-    def decompose_gru(op, rewriter):
-        return rewrite_gru(op, rewriter, form, target)
-
-    patterns.add("torch.operator", guarded(decompose_gru, diagnostics))
+    pattern = recurrent_pattern("decompose_gru", KINDS, options["form"], target_of(options))
+    patterns.add("torch.operator", guarded(pattern, diagnostics))
 
 
 PASS = pattern_pass(
@@ -127,5 +86,6 @@ PASS = pattern_pass(
     populate_patterns,
     driver=WALK,
     options=(FORM_OPTION, TARGET_OPTION),
-    owned_aten_ops=("aten.gru.input", "aten.gru.data", "aten.gru_cell"),
+    owned_aten_ops=recurrent.GRU.aten_ops,
+    order=(ON_TORCH,),
 )

@@ -13,7 +13,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..support.pass_base import (CANONICALIZE, NO_MATCH, ON_TOSA, WALK, After, Diagnostics, guarded,
+                                 pattern_pass)
 
 
 def split_concat(op, rewriter):
@@ -33,4 +34,7 @@ PASS = pattern_pass(
     "Split tosa.concat ops with more than 64 inputs (TOSA level 8K) into a tree",
     populate_patterns,
     driver=WALK,
+    order=(ON_TOSA,
+           After(CANONICALIZE, "canonicalize merges concat trees back past level 8K's 64 "
+                 "inputs")),
 )

@@ -26,57 +26,20 @@ layer carrying (counter, h, c, output buffer, GI).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from ..lowering.recurrent import op as recurrent
+from ..lowering.recurrences import FORM_OPTION, recurrent_pattern
+from ..support.pass_base import ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
+from ..target import target_of, target_option
 
-from torch_mlir import ir
-
-from .. import target as targets
-from ..lowering import tosa_builders as tb
-from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass, target_of
-from ..lowering.recurrent.float_cells import LSTM, LSTM_FUSED
-from ..lowering.recurrent.layers import FORM_OPTION, TARGET_OPTION, packed_sequence_error, param_values, read_config, rewrite_cell, rewrite_recurrent
-from ..lowering.torch_values import op_name
-
-LSTM_INPUT = "torch.aten.lstm.input"
-LSTM_DATA = "torch.aten.lstm.data"
-LSTM_CELL = "torch.aten.lstm_cell"
-OPNAME = "aten.lstm.input"
-
-
-def _initial_states(op, opname: str = OPNAME) -> list[tuple[str, ir.Value]]:
-    hx = op.operands[1]
-    if op_name(hx) != "torch.prim.ListConstruct":
-        raise UnsupportedError(f"{opname}: hx must be a literal list (h0, c0)")
-    h0, c0 = tb.defining_op(hx).operands
-    return [("h0", h0), ("c0", c0)]
-
-
-def rewrite_lstm(op, rewriter, form: str, target: targets.Target):
-    name = ir.StringAttr(op.attributes["name"]).value
-    cell = LSTM_FUSED if target.fused_kernels else LSTM
-    if name == LSTM_CELL:  # nn.LSTMCell: one step, (h, c) given or zero
-        return rewrite_cell(op, rewriter, cell, "aten.lstm_cell",
-                            _initial_states(op, "aten.lstm_cell"), form)
-    if name != LSTM_INPUT:
-        if name == LSTM_DATA:
-            raise packed_sequence_error("aten.lstm.data", "LSTM")
-        return NO_MATCH
-    cfg = read_config(op, OPNAME)
-    per_direction = 4 if cfg.has_biases else 2
-    if len(param_values(op, OPNAME)) == cfg.num_layers * cfg.directions * (per_direction + 1):
-        cfg = replace(cfg, projected=True)  # weight_hr follows each direction's weights
-    rewrite_recurrent(op, rewriter, cell, cfg, OPNAME, _initial_states(op), form, target)
+KINDS = (recurrent.LSTM,)
+TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-llvm-cpu) takes "
+                              "the cells laid out for them (LSTM_FUSED); an INT target takes the "
+                              "integer cells of a PT2E-quantized LSTM")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    form = options.get("form", "unrolled")
-    target = target_of(options)
-
-    def decompose_lstm(op, rewriter):
-        return rewrite_lstm(op, rewriter, form, target)
-
-    patterns.add("torch.operator", guarded(decompose_lstm, diagnostics))
+    pattern = recurrent_pattern("decompose_lstm", KINDS, options["form"], target_of(options))
+    patterns.add("torch.operator", guarded(pattern, diagnostics))
 
 
 PASS = pattern_pass(
@@ -85,5 +48,6 @@ PASS = pattern_pass(
     populate_patterns,
     driver=WALK,
     options=(FORM_OPTION, TARGET_OPTION),
-    owned_aten_ops=("aten.lstm.input", "aten.lstm.data", "aten.lstm_cell"),
+    owned_aten_ops=recurrent.LSTM.aten_ops,
+    order=(ON_TORCH,),
 )

@@ -27,7 +27,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
 
 MAX_MULTIPLY = 8
 
@@ -99,4 +99,7 @@ PASS = pattern_pass(
     "muls, rsqrt and reciprocal (tosa.pow is unpredictable for negative bases)",
     populate_patterns,
     driver=WALK,
+    order=(ON_TORCH,
+           After("convert-quantized-ops", "convert-quantized-ops lowers a quantized pow whole, "
+                 "not as the float muls of this pass")),
 )

@@ -36,9 +36,9 @@ import numpy as np
 from torch_mlir import ir
 
 from ..lowering import tosa_builders as tb
-from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
 from ..lowering.torch_values import constant, dense_constant, is_none, literal
+from ..support.diagnostics import UnsupportedError
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
@@ -250,4 +250,7 @@ PASS = pattern_pass(
     driver=WALK,
     owned_aten_ops=("aten._native_batch_norm_legit_no_training.default",),
     claims=claims,
+    order=(ON_TORCH,
+           After("decompose-add-sub-alpha", "it folds add/sub into the conv only when alpha "
+                 "is 1")),
 )

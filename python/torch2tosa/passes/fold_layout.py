@@ -55,8 +55,9 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from ..lowering import tosa_builders as tb
-from ..lowering.layout import RESHAPE, TRANSPOSE, Layout, inverse, layout_of, perms_of, shape_values, transpose_after_squeeze, transpose_before_expand
-from ..support.pass_base import FIXPOINT, NO_MATCH, Diagnostics, guarded, pattern_pass
+from ..lowering.layout import (RESHAPE, TRANSPOSE, Layout, inverse, layout_of, perms_of,
+                               shape_values, transpose_after_squeeze, transpose_before_expand)
+from ..support.pass_base import FIXPOINT, NO_MATCH, ON_TOSA, Diagnostics, guarded, pattern_pass
 
 UNARY = ("tosa.abs", "tosa.bitwise_not", "tosa.ceil", "tosa.clz", "tosa.cos", "tosa.exp",
          "tosa.floor", "tosa.log", "tosa.logical_not", "tosa.negate", "tosa.reciprocal",
@@ -370,4 +371,5 @@ PASS = pattern_pass(
     "cancel inverse pairs",
     populate_patterns,
     driver=FIXPOINT,
+    order=(ON_TOSA,),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..support.pass_base import Diagnostics, PassInfo
+from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo
 
 CONTROL_FLOW_OPS = ("tosa.while_loop", "tosa.cond_if")
 CONSTANT_OPS = ("tosa.const", "tosa.const_shape")
@@ -75,4 +75,8 @@ PASS = PassInfo(
     flag="insert-region-constants",
     description="Clone constants used inside tosa.while_loop/cond_if regions into those regions",
     run=run,
+    order=(ON_TOSA,
+           After(CANONICALIZE, "canonicalize hoists constants out of control-flow regions "
+                 "again"),
+           After("cse", "cse merges the copies in the regions with the constants above them")),
 )

@@ -36,9 +36,9 @@ from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
 from ..lowering import tosa_builders as tb
+from ..lowering.recurrent.op import RecurrentConfig, check_supported, param_values, read_config
 from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, WALK, Diagnostics, guarded, pattern_pass
-from ..lowering.recurrent.layers import RecurrentConfig, check_supported, param_values, read_config
+from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, Before, Diagnostics, guarded, pattern_pass
 
 # The layer ops: op name -> number of state tensors (h, or h and c).
 LAYER_OPS = {
@@ -144,4 +144,7 @@ PASS = pattern_pass(
     driver=WALK,
     owned_aten_ops=("aten.gru.input", "aten.lstm.input", "aten.rnn_tanh.input",
                     "aten.rnn_relu.input"),
+    order=(ON_TORCH,
+           *(Before(flag, f"{flag} lowers the layers it splits")
+             for flag in ("decompose-gru", "decompose-lstm", "decompose-rnn"))),
 )

@@ -14,8 +14,8 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import Diagnostics, PassInfo
 from ..lowering.integer.qparams import DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE
+from ..support.pass_base import ON_TORCH, After, Diagnostics, PassInfo
 
 _QDQ = (QUANTIZE, DEQUANTIZE, DEQUANTIZE_PER_CHANNEL)
 _FLOATS = ("f32", "f16", "bf16", "f64")
@@ -78,4 +78,11 @@ PASS = PassInfo(
     description="Report the first op that still computes in floating point in a graph for the "
                 "TOSA INT profile",
     run=run,
+    order=(ON_TORCH,
+           *(After(flag, f"it reports every float op left, and {what} become integer there")
+             for flag, what in (("convert-io-to-integer", "the graph's inputs and outputs"),
+                                ("convert-quantized-ops", "the quantized ops"),
+                                ("decompose-gru", "quantized GRUs"),
+                                ("decompose-lstm", "quantized LSTMs"),
+                                ("decompose-rnn", "quantized RNNs")))),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..support.pass_base import Diagnostics, PassInfo
+from ..support.pass_base import ON_TOSA, Before, Diagnostics, PassInfo
 
 _CONSTANTS = ("tosa.const", "arith.constant")
 
@@ -61,4 +61,7 @@ PASS = PassInfo(
     description="Report the first op of a lowered TOSA graph that computes in int64 (TOSA 1.0 "
                 "has no 64-bit integers)",
     run=run,
+    order=(ON_TOSA,
+           Before("tosa-validate", "it gives one error naming the first int64 op where "
+                  "tosa-validate gives one per op")),
 )

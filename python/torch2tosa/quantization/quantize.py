@@ -18,9 +18,10 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from ..api import FLOAT_MODEL_META, example_input_tuple
-from ..support.diagnostics import Torch2TosaError
 from ..frontend.importer import export
+from ..frontend.inputs import example_input_tuple
+from ..graph_abi import FLOAT_MODEL_META
+from ..support.diagnostics import Torch2TosaError
 from ._quiet import torchao_quiet
 from .gru_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme

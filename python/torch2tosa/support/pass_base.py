@@ -37,11 +37,44 @@ from typing import Callable
 from torch_mlir import ir
 from torch_mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from .. import target as targets
 from .diagnostics import UnsupportedError
-from .stats import op_names
+from .stats import walk_op_names
 
 NO_MATCH = True
+
+# Upstream pass and pipeline names that ordering rules refer to.
+TOSA_BACKEND = "torch-backend-to-tosa-backend-pipeline"
+CANONICALIZE = "canonicalize"
+
+
+@dataclass(frozen=True)
+class After:
+    """Ordering rule: in a pipeline that runs both, this pass runs after every run of
+    `other` (one of our passes, or an upstream pass or pipeline); `why` says what goes
+    wrong otherwise. A pipeline without `other` is not constrained."""
+
+    other: str
+    why: str
+
+    def broken_by(self, position: int, names: list[str]) -> bool:
+        return self.other in names[position + 1:]
+
+
+@dataclass(frozen=True)
+class Before:
+    """Ordering rule: in a pipeline that runs both, this pass runs before every run of
+    `other`."""
+
+    other: str
+    why: str
+
+    def broken_by(self, position: int, names: list[str]) -> bool:
+        return self.other in names[:position]
+
+
+# Rules every pass on the torch dialect / on TOSA shares.
+ON_TORCH = Before(TOSA_BACKEND, "it rewrites torch-dialect ops, which the TOSA backend lowers")
+ON_TOSA = After(TOSA_BACKEND, "it rewrites TOSA ops, which the TOSA backend produces")
 
 
 @dataclass(frozen=True)
@@ -50,17 +83,6 @@ class PassOption:
     default: str
     choices: tuple[str, ...] = ()
     help: str = ""
-
-
-def target_option(help: str) -> PassOption:
-    """The `target` option of a pass that reads the compile target (target.py); `help` says
-    what the pass takes from it."""
-    return PassOption("target", targets.DEFAULT_TARGET, tuple(targets.TARGETS), help)
-
-
-def target_of(options: dict) -> targets.Target:
-    """The Target a pass's `target` option names (the default target if it has none)."""
-    return targets.get(options.get("target", targets.DEFAULT_TARGET))
 
 
 @dataclass
@@ -93,6 +115,9 @@ class PassInfo:
     # its owned ops (is_constant(arg): a parameter, buffer or None). An unclaimed node is
     # decomposed as if no pass owned the op (decompositions.py). None: every node.
     claims: Callable | None = None
+    # where the pass may run relative to others (After / Before rules), checked by the
+    # pipeline before any pass runs
+    order: tuple[After | Before, ...] = ()
 
     def parse_options(self, text: str) -> dict:
         """`form=loop other=x` -> {"form": "loop", ...}, checked against the declared options."""
@@ -235,7 +260,7 @@ def apply_patterns(
     if driver is WALK:
         walk_and_apply_patterns(op, frozen)
         return
-    bound = REWRITES_PER_OP * max(len(op_names(op)), 100)
+    bound = REWRITES_PER_OP * max(len(walk_op_names(op)), 100)
     while True:
         before = patterns.rewrites
         walk_and_apply_patterns(op, frozen)
@@ -250,7 +275,8 @@ def apply_patterns(
 
 def pattern_pass(flag: str, description: str, populate, *, driver: Driver,
                  options: tuple[PassOption, ...] = (),
-                 owned_aten_ops: tuple[str, ...] = (), claims: Callable | None = None) -> PassInfo:
+                 owned_aten_ops: tuple[str, ...] = (), claims: Callable | None = None,
+                 order: tuple[After | Before, ...] = ()) -> PassInfo:
     """A pass that applies the patterns `populate` adds to the whole module with `driver`."""
 
     def run(op, pass_options: dict, diagnostics: Diagnostics) -> None:
@@ -258,4 +284,4 @@ def pattern_pass(flag: str, description: str, populate, *, driver: Driver,
 
     run.__module__ = populate.__module__  # the docs read the pass module's docstring
     run.driver = driver
-    return PassInfo(flag, description, run, options, owned_aten_ops, claims)
+    return PassInfo(flag, description, run, options, owned_aten_ops, claims, order)

@@ -10,7 +10,7 @@ from torch_mlir import ir
 CONSTANT_OPS = frozenset({"tosa.const", "tosa.const_shape"})
 
 
-def op_names(module: ir.Module | ir.Operation) -> list[str]:
+def walk_op_names(module: ir.Module | ir.Operation) -> list[str]:
     """The names of all ops in `module` (itself included), in walk (program) order."""
     names: list[str] = []
 
@@ -23,7 +23,7 @@ def op_names(module: ir.Module | ir.Operation) -> list[str]:
 
 
 def op_counts(module: ir.Module) -> Counter:
-    return Counter(name for name in op_names(module) if name.startswith("tosa."))
+    return Counter(name for name in walk_op_names(module) if name.startswith("tosa."))
 
 
 def compute_ops(counts: Counter) -> int:

@@ -37,10 +37,10 @@ from pathlib import Path
 # Only what parsing and checking the command line needs: torch (seconds to import) and the
 # compiler are imported once the arguments are known to be good (see `run`).
 from .. import target as targets
+from ..graph_abi import RECURRENT_FORMS
 from ..support.diagnostics import Torch2TosaError, check_file_stem
+from ..support.files import check_output_dir
 from ..support.progress import StderrProgress, stage
-from ..backends.flatbuffer import check_output_dir
-from ..passes.decompose_gru import GRU_FORMS
 
 
 FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
@@ -182,7 +182,7 @@ def parse_args(argv):
                         help="run the .tosa on the TOSA reference model and compare with PyTorch")
     parser.add_argument("--atol", type=tolerance, default=1e-5,
                         help="max abs error for --check (a finite number >= 0)")
-    parser.add_argument("--gru-form", choices=GRU_FORMS, default="unrolled",
+    parser.add_argument("--gru-form", choices=RECURRENT_FORMS, default="unrolled",
                         help="GRU/LSTM/RNN lowering: unrolled timesteps, or one tosa.while_loop per layer")
     parser.add_argument("--channels-last-io", action="store_true",
                         help="model inputs and outputs in the Conv1d layout are N,W,C instead of "

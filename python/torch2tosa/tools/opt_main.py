@@ -23,11 +23,12 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from .. import passes
-from .. import pipeline as pl
+from ..pipeline import runner, syntax
+from ..pipeline.ordering import OrderingError
 from ..support.context import new_context
 from ..support.diagnostics import Torch2TosaError, format_diagnostic
-from ..backends.flatbuffer import write_output
-from ..support.stats import op_names
+from ..support.files import write_output
+from ..support.stats import walk_op_names
 from . import opt_reports as reports
 from . import verify_diagnostics as vd
 
@@ -207,20 +208,20 @@ def _chunks(text: str | bytes, split: bool) -> list[tuple[int, str | bytes]]:
 def _check_pipeline(stages) -> None:
     """Reports an unknown pass or a bad option before any input is read."""
     with new_context():
-        pl.add_to_pass_manager(pl.new_pass_manager(ir.Context.current), stages)
+        runner.add_to_pass_manager(runner.new_pass_manager(ir.Context.current), stages)
 
 
 _ANCHOR = re.compile(r"restricted to '([\w.]+)' on a PassManager intended to run on 'builtin.module'")
 
 
-def _flag_elements(opts: Options) -> list[pl.Element]:
+def _flag_elements(opts: Options) -> list[syntax.Element]:
     """The pass flags as pipeline elements. A flag that is neither an option nor a pass is an
     unknown argument; a pass anchored on another op (a `func.func` pass) is nested under
     that op, as mlir-opt's implicit nesting does."""
     elements = []
     with new_context():
         for flag, text in zip(opts.pass_flags, opts.pass_elements):
-            element = pl.parse_pipeline(text)[0]
+            element = syntax.parse_pipeline(text)[0]
             elements.append(element)
             if passes.lookup(element.name) is not None:
                 continue
@@ -232,7 +233,7 @@ def _flag_elements(opts: Options) -> list[pl.Element]:
                                      f"Try: 'torch2tosa-opt --help'") from None
                 anchor = _ANCHOR.search(str(e))
                 if anchor is not None:
-                    elements[-1] = pl.Element(anchor.group(1), children=(element,))
+                    elements[-1] = syntax.Element(anchor.group(1), children=(element,))
     return elements
 
 
@@ -268,13 +269,13 @@ def process_chunk(text: str | bytes, line_offset: int, opts: Options, elements,
         try:
             module = ir.Module.parse(text if isinstance(text, bytes) else "\n" * line_offset + text)
             # Per element when counting ops, so each pass's changes can be told apart.
-            groups = ([[s] for s in pl.resolve(elements, merge_upstream=False)] if opts.statistics
-                      else [pl.resolve(elements)])
+            groups = ([[s] for s in runner.resolve(elements, merge_upstream=False)] if opts.statistics
+                      else [runner.resolve(elements)])
             for group in groups:
-                before = Counter(op_names(module)) if opts.statistics else None
+                before = Counter(walk_op_names(module)) if opts.statistics else None
                 _run(module, group, opts)
                 if opts.statistics:
-                    result.statistics.append((group[0].text, before, Counter(op_names(module))))
+                    result.statistics.append((group[0].text, before, Counter(walk_op_names(module))))
         except ir.MLIRError as e:
             result.diagnostics.extend(e.error_diagnostics)
             result.failure = None if e.error_diagnostics else str(e.message)
@@ -292,8 +293,8 @@ _BUFFER_NAME = re.compile(r'"-":(\d+:\d+)')
 
 
 def _run(module: ir.Module, stages, opts: Options) -> None:
-    pm = pl.new_pass_manager(module.context)
-    pl.add_to_pass_manager(pm, stages)
+    pm = runner.new_pass_manager(module.context)
+    runner.add_to_pass_manager(pm, stages)
     if opts.prints_ir:
         pm.enable_ir_printing(print_before_all=opts.print_before_all,
                               print_after_all=opts.print_after_all or opts.print_after_failure,
@@ -337,16 +338,16 @@ def run(argv: list[str]) -> int:
             print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": reports.show_dialects,
                    "version": reports.versions}[opts.action]())
             return 0
-        elements = (pl.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
+        elements = (syntax.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
                     else _flag_elements(opts))
-        stages = pl.resolve(elements)
+        stages = runner.resolve(elements)
         _check_pipeline(stages)
         if opts.dump_pipeline:
-            print(reports.dump_pipeline(pl.resolve(elements, merge_upstream=False)), file=sys.stderr)
+            print(reports.dump_pipeline(runner.resolve(elements, merge_upstream=False)), file=sys.stderr)
         text = _read_input(opts.input)
     except Torch2TosaError as e:
         print(f"torch2tosa-opt: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 1
+        return 2 if isinstance(e, (UsageError, OrderingError)) else 1
     buffer_name = "<stdin>" if opts.input == "-" else opts.input
     outputs, failed = [], False
     for offset, chunk in _chunks(text, opts.split_input_file):

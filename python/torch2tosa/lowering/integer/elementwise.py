@@ -32,11 +32,11 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from . import quant_math as qm
-from .. import tosa_builders as tb
 from ...support.diagnostics import UnsupportedError
-from .qparams import QParams, dequantized
+from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant, int_list
+from . import quant_math as qm
+from .qparams import QParams, dequantized
 
 # Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
 # values keep 20 bits of fraction, int16 values 15, so that |x| * 2^bits stays below 2^31.

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 from torch_mlir import ir
 
-from . import quant_math as qm
 from .. import tosa_builders as tb
+from ..recurrent.sequence import Cell, LayerWeights, States
+from . import quant_math as qm
 from . import gru_formats as quant_gru
 from .gru_formats import LayerConstants
-from ..recurrent.sequence import Cell, LayerWeights, States
 
 I32 = 32
 _IDENTITY = qm.rescale_params(1.0)

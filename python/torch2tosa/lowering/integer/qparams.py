@@ -19,8 +19,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_d
 
-from .. import tosa_builders as tb
 from ...support.diagnostics import UnsupportedError
+from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant
 
 QUANTIZE = torch_d.QuantizedDecomposedQuantizePerTensorOp.OPERATION_NAME

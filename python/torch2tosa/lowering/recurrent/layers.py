@@ -1,9 +1,4 @@
-"""Lowering one `aten.<gru|lstm|rnn_tanh|rnn_relu>.input` op, for any cell: what every
-decompose-<rnn> pass shares.
-
-All arguments are read the same way (input, hx, params, has_biases, num_layers,
-dropout, train, bidirectional, batch_first); PyTorch's parameter list holds,
-per layer and direction, weight_ih, weight_hh[, bias_ih, bias_hh][, weight_hr].
+"""Running every layer of a recurrent op, for any cell: what every recurrent lowering shares.
 
 Directions are the matmul batch axis and the batch its row axis: the state is
 [D, B, P] and each weight is held once, whatever the batch. The backward
@@ -14,7 +9,7 @@ cell: step 0 costs no recurrent matmul.
 
 Layouts: no transposes for either batch_first value. The input [T, B, I] or
 [B, T, I] is read as [1, T*B, I] with its rows in their own order (see
-`recurrence.SeqLayout`; a reshape, none when it already has that shape), and
+`sequence.SeqLayout`; a reshape, none when it already has that shape), and
 each layer's output comes back in the same order. Results keep PyTorch's exact
 shapes: output [B, T, D*P] or [T, B, D*P], each final state [L*D, B, *] (the
 concatenation of the layers' [D, B, *] states).
@@ -26,28 +21,16 @@ import functools
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
 from torch_mlir import ir
 
 from ... import target as targets
 from .. import tosa_builders as tb
-from ...support.diagnostics import UnsupportedError
-from ...support.pass_base import PassOption, target_option
-from .sequence import Cell, SeqLayout, run_layer_unrolled
 from .loop import run_layer_while_loop
-from ..torch_values import constant, is_none, op_name, static_float_tensor
+from .op import RecurrentConfig
+from .sequence import SeqLayout, run_layer_unrolled
 
-# form (the pass option `form`) -> builder of one layer's recurrence
+# form (compile()'s `gru_form`, the passes' `form` option) -> builder of one layer
 LAYER_RUNNERS = {"unrolled": run_layer_unrolled, "loop": run_layer_while_loop}
-FORMS = tuple(LAYER_RUNNERS)
-# The `form` option every recurrent pass takes (compile()'s `gru_form`, `--gru-form`).
-FORM_OPTION = PassOption("form", "unrolled", FORMS,
-                         "unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer")
-# The `target` option of the passes whose cells depend on the consumer (target.py).
-TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-llvm-cpu) takes "
-                              "the cells laid out for them, and its loops yield their invariants "
-                              "unchanged; on an INT target decompose-gru lowers PT2E-quantized "
-                              "GRUs to integer TOSA (quantized_gru.py)")
 
 
 def layer_runner(form: str, target: targets.Target):
@@ -56,154 +39,6 @@ def layer_runner(form: str, target: targets.Target):
     if form == "loop" and not target.loop_invariants_written:
         return functools.partial(run_layer_while_loop, write_invariants=False)
     return LAYER_RUNNERS[form]
-
-
-def packed_sequence_error(opname: str, layer: str) -> UnsupportedError:
-    return UnsupportedError(f"{opname}: PackedSequence input is not supported; pass a padded "
-                            f"tensor to the {layer} instead")
-
-
-@dataclass(frozen=True)
-class RecurrentConfig:
-    has_biases: bool
-    num_layers: int
-    dropout: float
-    train: bool
-    bidirectional: bool
-    batch_first: bool
-    projected: bool = False  # LSTM proj_size > 0 (weight_hr present)
-
-    @property
-    def directions(self) -> int:
-        return 2 if self.bidirectional else 1
-
-    def describe(self) -> str:
-        return (f"num_layers={self.num_layers}, bidirectional={self.bidirectional}, "
-                f"bias={self.has_biases}, batch_first={self.batch_first}, "
-                f"dropout={self.dropout}, train={self.train}"
-                + (", proj_size>0" if self.projected else ""))
-
-    def kinds(self) -> tuple[str, ...]:
-        return (("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if self.has_biases else ())
-                + (("weight_hr",) if self.projected else ()))
-
-
-def read_config(op, opname: str) -> RecurrentConfig:
-    args = op.operands
-
-    def const(i, what):
-        return constant(args[i], f"{opname}: '{what}'")
-
-    return RecurrentConfig(
-        has_biases=const(3, "has_biases"),
-        num_layers=const(4, "num_layers"),
-        dropout=float(const(5, "dropout")),
-        train=const(6, "train"),
-        bidirectional=const(7, "bidirectional"),
-        batch_first=const(8, "batch_first"),
-    )
-
-
-def _param_names(cfg: RecurrentConfig) -> list[str]:
-    names = []
-    for layer in range(cfg.num_layers):
-        for suffix in ("", "_reverse")[: cfg.directions]:
-            names += [f"{k}_l{layer}{suffix}" for k in cfg.kinds()]
-    return names
-
-
-def param_values(op, opname: str) -> list[ir.Value]:
-    plist = op.operands[2]
-    if op_name(plist) != "torch.prim.ListConstruct":
-        raise UnsupportedError(f"{opname}: the parameter list must be a literal list of constants")
-    return list(tb.defining_op(plist).operands)
-
-
-def read_params(op, cfg: RecurrentConfig, dtype, opname: str) -> list[dict[str, np.ndarray]]:
-    """Per (layer, direction), PyTorch's parameters by kind ("weight_ih", ...)."""
-    names = _param_names(cfg)
-    values = param_values(op, opname)
-    if len(values) != len(names):
-        raise UnsupportedError(f"{opname}: expected {len(names)} parameters for "
-                               f"{cfg.describe()}, got {len(values)}")
-    kinds = cfg.kinds()
-    groups: list[dict[str, np.ndarray]] = []
-    for i, (name, value) in enumerate(zip(names, values)):
-        data = tb.elements_of(value)
-        if data is None:
-            raise UnsupportedError(
-                f"{opname}: weights must be compile-time constants, but parameter "
-                f"'{name}' is not a dense constant (non-constant weights are not supported)")
-        if i % len(kinds) == 0:
-            groups.append({})
-        groups[-1][kinds[i % len(kinds)]] = data.astype(dtype)
-    return groups
-
-
-_ZERO_FILLS = {"torch.aten.zeros", "torch.aten.zeros_like", "torch.aten.new_zeros"}
-_VALUE_FILLS = {"torch.aten.full": 1, "torch.aten.full_like": 1, "torch.aten.new_full": 2}
-
-
-def is_constant_zero(value: ir.Value) -> bool:
-    """True for a state built by zeros/full(0)/a zero literal: PyTorch's default h0 (and c0),
-    or a slice of one (split-recurrent-layers slices h0 per layer)."""
-    name = op_name(value)
-    if name == "torch.aten.slice.Tensor":
-        return is_constant_zero(tb.defining_op(value).operands[0])
-    if name in _ZERO_FILLS:
-        return True
-    if name in _VALUE_FILLS:
-        fill = tb.defining_op(value).operands[_VALUE_FILLS[name]]
-        return (op_name(fill) in ("torch.constant.int", "torch.constant.float")
-                and constant(fill, "fill value") == 0)
-    data = tb.elements_of(value)
-    return data is not None and not np.any(data)
-
-
-def static_builtin(value: ir.Value, what: str, opname: str) -> ir.RankedTensorType:
-    return static_float_tensor(value, what, opname,
-                               shape_note=" (dynamic sequence length is not supported)")
-
-
-def check_supported(cfg: RecurrentConfig, opname: str) -> None:
-    if cfg.train and cfg.dropout > 0 and cfg.num_layers > 1:
-        raise UnsupportedError(
-            f"{opname}: training mode with dropout={cfg.dropout} between layers cannot be "
-            f"lowered to an inference graph ({cfg.describe()}); call model.eval() before export")
-
-
-def rewrite_recurrent(op, rewriter, cell: Cell, cfg: RecurrentConfig, opname: str,
-                      initial: Sequence[tuple[str, ir.Value]], form: str,
-                      target: targets.Target = targets.TARGETS[targets.DEFAULT_TARGET]) -> None:
-    """Replaces `op` by its TOSA recurrence; `initial` names the hx values (h0[, c0])."""
-    check_supported(cfg, opname)
-    x_type = static_builtin(op.operands[0], "the input", opname)
-    for what, v in initial:
-        static_builtin(v, what, opname)
-    elem = x_type.element_type
-    params = read_params(op, cfg, tb.np_dtype(elem), opname)
-    steps, batch = sequence_shape(x_type, cfg, opname)
-
-    def layer(i: int):
-        d = cfg.directions
-        hidden = params[i * d]["weight_hh"].shape[0] // cell.gates
-        return cell, cell.layer_weights(params[i * d:(i + 1) * d], hidden, elem)
-
-    with rewriter.ip, op.location:
-        x = tb.to_builtin(op.operands[0])  # [T, B, F] or [B, T, F]
-        inits = [None if is_constant_zero(v) else tb.to_builtin(v) for _, v in initial]
-        output, finals = run_layers(x, inits, layer, cfg, steps, batch, form, target)
-        rewriter.replace_op(op, [tb.from_builtin(output), *(tb.from_builtin(r) for r in finals)])
-
-
-def sequence_shape(x_type: ir.RankedTensorType, cfg: RecurrentConfig,
-                   opname: str) -> tuple[int, int]:
-    """(steps, batch) of the input; empty sequences are refused."""
-    seq_axis = 1 if cfg.batch_first else 0
-    steps, batch = x_type.shape[seq_axis], x_type.shape[1 - seq_axis]
-    if steps == 0 or batch == 0:
-        raise UnsupportedError(f"{opname}: empty sequences are not supported")
-    return steps, batch
 
 
 def run_layers(x: ir.Value, inits: Sequence[ir.Value | None], layer, cfg: RecurrentConfig,
@@ -293,47 +128,3 @@ class _Packing:
         if directions == 1:
             return direction(0)
         return tb.concat([direction(0), tb.reverse(direction(1), seq_axis)], axis=2)
-
-
-# --- cells: aten.<gru|lstm|rnn_tanh|rnn_relu>_cell ----------------------------------------
-
-
-def _cell_params(op, opname: str, dtype) -> dict[str, np.ndarray]:
-    """(input, hx, w_ih, w_hh, b_ih?, b_hh?) -> PyTorch's parameters by kind."""
-    params = {}
-    for kind, value in zip(("weight_ih", "weight_hh", "bias_ih", "bias_hh"), op.operands[2:6]):
-        if is_none(value):
-            continue
-        data = tb.elements_of(value)
-        if data is None:
-            raise UnsupportedError(
-                f"{opname}: weights must be compile-time constants, but parameter '{kind}' is "
-                f"not a dense constant (non-constant weights are not supported)")
-        params[kind] = data.astype(dtype)
-    if ("bias_ih" in params) != ("bias_hh" in params):
-        raise UnsupportedError(f"{opname}: b_ih and b_hh must both be given or both be None")
-    return params
-
-
-def rewrite_cell(op, rewriter, cell: Cell, opname: str,
-                 initial: Sequence[tuple[str, ir.Value]], form: str) -> None:
-    """One step of `cell` on x [B, I] and states [B, *]: the layer's machinery with T = 1,
-    D = 1 (x as [1, B, I], states as [1, B, *]); a constant-zero state costs no matmul."""
-    x_type = static_float_tensor(op.operands[0], "the input", opname)
-    if x_type.rank != 2:
-        raise UnsupportedError(f"{opname}: expected a [batch, features] input, got {x_type}")
-    for what, v in initial:
-        static_float_tensor(v, what, opname)
-    elem = x_type.element_type
-    params = _cell_params(op, opname, tb.np_dtype(elem))
-    batch, features = x_type.shape
-    hidden = params["weight_hh"].shape[0] // cell.gates
-    with rewriter.ip, op.location:
-        weights = cell.layer_weights([params], hidden, elem)
-        widths = cell.state_widths(weights)
-        x = tb.reshape(tb.to_builtin(op.operands[0]), [1, batch, features])
-        states0 = tuple(None if is_constant_zero(v) else tb.reshape(tb.to_builtin(v), [1, batch, w])
-                        for (_, v), w in zip(initial, widths))
-        _, last = LAYER_RUNNERS[form](cell, x, states0, weights, SeqLayout(1, batch, False))
-        rewriter.replace_op(op, [tb.from_builtin(tb.reshape(s, [batch, w]))
-                                 for s, w in zip(last, widths)])

@@ -46,7 +46,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
 from .. import tosa_builders as tb
-from .sequence import Cell, LayerWeights, SeqLayout, States, carry_in, carry_out, default_layout, input_projection
+from .sequence import Cell, LayerWeights, SeqLayout, States, carry_in, carry_out, default_layout
 
 
 def _counter_elem(weights: LayerWeights) -> ir.Type:

@@ -1,0 +1,158 @@
+"""Checking a compiled graph against PyTorch: outputs compared, and the reports `check` returns.
+
+A float graph is compared with the eager model in absolute error (`CheckReport`). An
+integer graph is compared with the PT2E model, which emulates the integer arithmetic, in
+quantization steps, and with the float model it came from in max abs error and SNR
+(`QuantizedCheckReport`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from .backends.reference import ReferenceModelError
+from .support.diagnostics import Torch2TosaError
+
+# An INT graph matches the PT2E model when at least this fraction of every output's elements
+# is at most one quantization step away.
+MIN_WITHIN_ONE_STEP = 0.999
+
+
+@dataclass(frozen=True)
+class OutputComparison:
+    index: int
+    shape: tuple[int, ...]
+    max_abs_error: float
+    max_rel_error: float
+
+    def ok(self, atol: float) -> bool:
+        return self.max_abs_error <= atol
+
+
+def compare(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> list[OutputComparison]:
+    if len(actual) != len(expected):
+        raise ReferenceModelError(f"the graph returned {len(actual)} outputs, PyTorch {len(expected)}")
+    report = []
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if a.shape != e.shape:
+            raise ReferenceModelError(
+                f"output {i}: shape {a.shape} from the reference model, {e.shape} from PyTorch")
+        diff = np.abs(a.astype(np.float64) - e.astype(np.float64))
+        scale = np.maximum(np.abs(e.astype(np.float64)), 1e-12)
+        report.append(OutputComparison(
+            i, tuple(e.shape),
+            float(diff.max()) if diff.size else 0.0,
+            float((diff / scale).max()) if diff.size else 0.0,
+        ))
+    return report
+
+
+def flatten_tensors(value) -> list[torch.Tensor]:
+    """A model's (possibly nested) outputs as the flat list the TOSA graph returns."""
+    leaves = torch.utils._pytree.tree_leaves(value)
+    if not all(isinstance(t, torch.Tensor) for t in leaves):
+        raise Torch2TosaError("model outputs must be tensors (or nested tuples/lists of tensors)")
+    return leaves
+
+
+def to_numpy(tensors: Sequence[torch.Tensor]) -> list[np.ndarray]:
+    return [t.detach().cpu().contiguous().numpy() for t in tensors]
+
+
+# --- quantized graphs: floats in and out, compared in quantization steps -------------------
+
+_NP_INT = {"i8": np.int8, "i16": np.int16, "i32": np.int32}
+
+
+def quantize(array: np.ndarray, spec: dict | None) -> np.ndarray:
+    """A float input of an integer graph input (`spec` from convert-io-to-integer), as PyTorch's
+    quantize_per_tensor computes it; unchanged when `spec` is None."""
+    if spec is None:
+        return array
+    info = np.iinfo(_NP_INT[spec["type"]])
+    q = np.round(array.astype(np.float64) / spec["scale"]) + spec["zero_point"]
+    return np.clip(q, info.min, info.max).astype(_NP_INT[spec["type"]])
+
+
+def dequantize(array: np.ndarray, spec: dict | None) -> np.ndarray:
+    if spec is None:
+        return array
+    return ((array.astype(np.float64) - spec["zero_point"]) * spec["scale"]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class QuantizedComparison:
+    """One output of an integer graph against the PT2E model (which emulates the integer
+    arithmetic) in quantization steps, and against the float model (quantization error)."""
+
+    index: int
+    shape: tuple[int, ...]
+    max_steps: float  # |graph - PT2E| / scale, worst element
+    within_one_step: float  # fraction of elements at most 1 step apart
+    float_max_abs_error: float | None = None
+    float_snr_db: float | None = None
+
+    def ok(self, min_fraction: float) -> bool:
+        return self.within_one_step >= min_fraction
+
+
+def compare_quantized(actual: Sequence[np.ndarray], emulated: Sequence[np.ndarray],
+                      specs: Sequence[dict | None],
+                      floats: Sequence[np.ndarray] | None) -> list[QuantizedComparison]:
+    if len(actual) != len(emulated):
+        raise ReferenceModelError(f"the graph returned {len(actual)} outputs, PyTorch "
+                                  f"{len(emulated)}")
+    report = []
+    for i, (a, e) in enumerate(zip(actual, emulated)):
+        if a.shape != e.shape:
+            raise ReferenceModelError(
+                f"output {i}: shape {a.shape} from the reference model, {e.shape} from PyTorch")
+        step = specs[i]["scale"] if specs[i] is not None else 1.0
+        # Both outputs lie on the quantization grid (dequantized integers): count whole steps,
+        # so float32 noise cannot turn an exact one-step difference into 1.000006 steps.
+        steps = np.rint(np.abs(a.astype(np.float64) - e.astype(np.float64)) / step)
+        float_err = snr = None
+        if floats is not None:
+            f = floats[i].astype(np.float64)
+            noise = np.sum((f - a.astype(np.float64)) ** 2)
+            float_err = float(np.abs(f - a).max()) if a.size else 0.0
+            snr = float("inf") if noise == 0 else float(10 * np.log10(np.sum(f ** 2) / noise))
+        report.append(QuantizedComparison(
+            i, tuple(e.shape), float(steps.max()) if steps.size else 0.0,
+            float(np.mean(steps <= 1)) if steps.size else 1.0, float_err, snr))
+    return report
+
+
+@dataclass
+class CheckReport:
+    outputs: list[OutputComparison]
+    atol: float
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok(self.atol) for o in self.outputs)
+
+    @property
+    def max_abs_error(self) -> float:
+        return max((o.max_abs_error for o in self.outputs), default=0.0)
+
+
+@dataclass
+class QuantizedCheckReport:
+    """An integer graph against the PT2E model (quantization steps) and the float model."""
+
+    outputs: list[QuantizedComparison]
+    min_fraction: float = MIN_WITHIN_ONE_STEP
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok(self.min_fraction) for o in self.outputs)
+
+    @property
+    def max_abs_error(self) -> float | None:
+        errors = [o.float_max_abs_error for o in self.outputs if o.float_max_abs_error is not None]
+        return max(errors) if errors else None

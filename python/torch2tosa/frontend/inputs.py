@@ -1,0 +1,17 @@
+"""A model's inputs as the compiler and the quantizer take them."""
+
+from __future__ import annotations
+
+import torch
+
+from ..support.diagnostics import Torch2TosaError
+
+
+def example_input_tuple(example_inputs, what: str = "example inputs") -> tuple:
+    """The model's positional inputs as a tuple: a lone tensor is one input, never its rows."""
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if isinstance(example_inputs, (tuple, list)):
+        return tuple(example_inputs)
+    raise Torch2TosaError(f"{what} must be a tensor or a tuple of the model's inputs, "
+                          f"got {type(example_inputs).__name__}")

@@ -1,0 +1,157 @@
+"""One lowering for every recurrent op, FP and INT: `rewrite_recurrent(op, rewriter, kind, ...)`.
+
+decompose-gru, decompose-lstm and decompose-rnn each call it with their kind (`op.GRU`,
+...), at one place in the pipeline for every profile (lowering/recurrences.py picks the
+numerics for the target):
+
+    op.read            the op's config, input, initial states and parameters, and the
+                       checks no lowering takes (one message each, for both profiles)
+    the numerics       the target's profile decides the layers' cells and how values enter
+                       and leave them (a `Plan`):
+                         FP   PyTorch's float parameters re-laid out for the float cells
+                              (`float_cells`), chosen for the target's consumer and T;
+                         INT  the PT2E-quantized op's integer cells (integer/recurrent.py)
+    layers.run_layers  every layer, unrolled or as one tosa.while_loop (`form`)
+    the results        replace the op: output and final states in PyTorch's shapes (a
+                       cell's final state [1, B, *] read back as [B, *])
+
+A cell (aten.<kind>_cell) runs as a one-layer, one-direction layer of one step.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from torch_mlir import ir
+
+from ... import target as targets
+from ...support.diagnostics import UnsupportedError
+from ...support.pass_base import NO_MATCH
+from .. import tosa_builders as tb
+from ..torch_values import static_float_tensor
+from . import float_cells
+from .layers import run_layers
+from .op import RecurrentKind, RecurrentOp, is_constant_zero, read
+from .sequence import Cell, LayerWeights
+
+# GRU_GATES saves one op per step and costs a few per layer (x tiled per gate, copy 0 of the
+# outputs, the directions packed into and out of the channels): from this many steps on it
+# has the fewer ops in total (one or two directions, with or without biases).
+GATES_MIN_STEPS = 8
+
+
+@dataclass
+class Plan:
+    """How one profile runs one recurrent op; its callables build IR at the op."""
+
+    x: Callable[[], ir.Value]  # the input, a builtin tensor in PyTorch's layout
+    initial: Sequence[Callable[[], ir.Value] | None]  # per state, builtin; None: zero
+    layer: Callable[[int], tuple[Cell, LayerWeights]]  # layer i's cell and weights
+    # the builtin results (output, final states; a cell: its final states) -> replacements
+    finish: Callable[[list[ir.Value]], list[ir.Value]] = field(
+        default=lambda results: [tb.from_builtin(r) for r in results])
+    # (rewriter, replacements): after the op is replaced (erase what fed only it)
+    cleanup: Callable[[object, list[ir.Value]], None] = lambda rewriter, replacements: None
+
+
+# (the op, the target) -> how the target's numerics run it
+PlanFn = Callable[[RecurrentOp, targets.Target], "Plan"]
+
+
+def rewrite_recurrent(op, rewriter, kind: RecurrentKind, form: str, target: targets.Target,
+                      numerics: PlanFn):
+    """Replaces `op`, if it is one of `kind`'s ops, by its TOSA recurrence for `target`, with
+    the cells `numerics` plans (float_plan, or the integer one for an INT target)."""
+    rop = read(op, kind)
+    if rop is None:
+        return NO_MATCH
+    plan = numerics(rop, target)
+    layer = functools.lru_cache(maxsize=None)(plan.layer)
+    with rewriter.ip, op.location:
+        x, inits = _layer_inputs(rop, plan, layer)
+        output, finals = run_layers(x, inits, layer, rop.cfg, rop.steps, rop.batch, form, target)
+        if rop.is_cell:
+            results = [tb.reshape(s, [rop.batch, tb.shape_of(s)[2]]) for s in finals]
+        else:
+            results = [output, *finals]
+        replacements = plan.finish(results)
+    rewriter.replace_op(op, replacements)
+    plan.cleanup(rewriter, replacements)
+
+
+def _layer_inputs(rop: RecurrentOp, plan: Plan, layer) -> tuple[ir.Value, list]:
+    """The input and initial states as run_layers reads them: a cell's x [B, F] as
+    [1, B, F] and its states [B, *] as [1, B, *]."""
+    x = plan.x()
+    if not rop.is_cell:
+        return x, [None if state is None else state() for state in plan.initial]
+    cell, weights = layer(0)
+    x = tb.reshape(x, [1, rop.batch, rop.features])
+    inits = [None if state is None else tb.reshape(state(), [1, rop.batch, width])
+             for state, width in zip(plan.initial, cell.state_widths(weights))]
+    return x, inits
+
+
+# --- the float numerics ---------------------------------------------------------------------
+
+
+def float_cell(kind: RecurrentKind, target: targets.Target, steps: int) -> Cell:
+    """The float cell of `kind` for `target`'s consumer: fewest ops per step where every op
+    is a kernel (GRU: GRU_GATES from GATES_MIN_STEPS steps on), least work per kernel where
+    the consumer fuses them (`Target.fused_kernels`)."""
+    if kind.aten == "gru":
+        if target.fused_kernels:
+            return float_cells.GRU_FUSED
+        return float_cells.GRU_GATES if steps >= GATES_MIN_STEPS else float_cells.GRU
+    if kind.aten == "lstm":
+        return float_cells.LSTM_FUSED if target.fused_kernels else float_cells.LSTM
+    return {"rnn_tanh": float_cells.RNN_TANH, "rnn_relu": float_cells.RNN_RELU}[kind.aten]
+
+
+def float_plan(rop: RecurrentOp, target: targets.Target) -> Plan:
+    note = "" if rop.is_cell else " (dynamic sequence length is not supported)"
+    x_type = static_float_tensor(rop.x, "the input", rop.opname, shape_note=note)
+    for what, value in rop.initial:
+        static_float_tensor(value, what, rop.opname, shape_note=note)
+    elem = x_type.element_type
+    params = float_parameters(rop, tb.np_dtype(elem))
+    cell = float_cell(rop.kind, target, rop.steps)
+    d = rop.cfg.directions
+
+    def layer(i: int):
+        hidden = params[i * d]["weight_hh"].shape[0] // cell.gates
+        return cell, cell.layer_weights(params[i * d:(i + 1) * d], hidden, elem)
+
+    def builtin(value):
+        return lambda: tb.to_builtin(value)
+
+    return Plan(x=builtin(rop.x), layer=layer,
+                initial=[None if is_constant_zero(v) else builtin(v) for _, v in rop.initial])
+
+
+def float_parameters(rop: RecurrentOp, dtype) -> list[dict[str, np.ndarray]]:
+    """Per (layer, direction), PyTorch's parameters as numpy arrays, by kind."""
+    groups = []
+    for g, values in enumerate(rop.params):
+        group = {}
+        for kind, value in values.items():
+            data = tb.elements_of(value)
+            if data is None:
+                raise UnsupportedError(
+                    f"{rop.opname}: weights must be compile-time constants, but parameter "
+                    f"'{_parameter_name(rop, g, kind)}' is not a dense constant (non-constant "
+                    f"weights are not supported)")
+            group[kind] = data.astype(dtype)
+        groups.append(group)
+    return groups
+
+
+def _parameter_name(rop: RecurrentOp, group: int, kind: str) -> str:
+    """PyTorch's name of a parameter: `weight_ih_l0_reverse`, or a cell's `weight_ih`."""
+    if rop.is_cell:
+        return kind
+    layer, direction = divmod(group, rop.cfg.directions)
+    return f"{kind}_l{layer}" + ("_reverse" if direction else "")
