@@ -32,7 +32,7 @@ TABLE, transposes), NPU/CPU ops, cycles, memory, and accuracy against the PT2E m
 (quantization steps) and the float model (SNR).
 
 Writes bench/results.json and bench/results.md, prints the table and the targets,
-and (on a full run) replaces the README's benchmark section with the new results.
+and (on a full run) replaces the results section of docs/benchmark.md with the new results.
 """
 
 from __future__ import annotations
@@ -648,18 +648,18 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
     return text
 
 
-README = HERE.parent / "README.md"
-README_BEGIN = "<!-- BEGIN BENCHMARK RESULTS (written by `make bench`) -->"
-README_END = "<!-- END BENCHMARK RESULTS -->"
+RESULTS_PAGE = HERE.parent / "docs" / "benchmark.md"
+RESULTS_BEGIN = "<!-- BEGIN BENCHMARK RESULTS (written by `make bench`) -->"
+RESULTS_END = "<!-- END BENCHMARK RESULTS -->"
 
 
-def update_readme(results_md: str) -> None:
-    """Puts the latest full run into the README, between the two markers."""
-    text = README.read_text()
-    begin, end = text.index(README_BEGIN), text.index(README_END)
+def update_results_page(results_md: str) -> None:
+    """Puts the latest full run into docs/benchmark.md, between the two markers."""
+    text = RESULTS_PAGE.read_text()
+    begin, end = text.index(RESULTS_BEGIN), text.index(RESULTS_END)
     body = results_md.split("\n", 1)[1].strip()  # without the "# torch2tosa benchmark" title
     body = re.sub(r"\n(#{2,}) ", r"\n##\1 ", body)  # "## X" -> "#### X", "### Y" -> "##### Y"
-    README.write_text(text[:begin] + README_BEGIN + "\n" + body + "\n" + text[end:])
+    RESULTS_PAGE.write_text(text[:begin] + RESULTS_BEGIN + "\n" + body + "\n" + text[end:])
 
 
 # --- main ---------------------------------------------------------------------------------
@@ -714,7 +714,7 @@ def main(argv=None) -> int:
                                pub_rows, iree_forms)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published):
-        update_readme(results_md)
+        update_results_page(results_md)
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)
     return 0

@@ -22,9 +22,9 @@ recurrent cells take the fewest ops per step. A compiler that fuses elementwise 
 into kernels (IREE) runs one step as two kernels whatever its op count, and what
 costs there is the work inside them: a GRU that carries its state once per gate to
 save a slice has the fused kernel recompute the gate activations on every copy (on
-small layers about 1.2x the time per step), and a bidirectional layer held as one
+small layers more time per step), and a bidirectional layer held as one
 block-diagonal recurrence does twice the multiply-adds. `iree-llvm-cpu` takes the
-cells laid out for fused kernels instead (`recurrent_cells.GRU_FUSED`, `LSTM_FUSED`):
+cells laid out for fused kernels instead (`lowering/recurrent/float_cells.py`: `GRU_FUSED`, `LSTM_FUSED`):
 more TOSA ops, less work per kernel. Its loops also yield their invariants unchanged
 (`loop_invariants_written`), which Vela would reject and IREE reads without a copy.
 """
@@ -69,9 +69,9 @@ class Target:
     # The largest conv2d width stride the consumer runs well; convert-strided-conv rewrites
     # a larger one as a stride-1 conv over W/s columns of s*C channels (space to depth).
     # None: every stride is kept (the reference model's time follows the MACs, which the
-    # rewrite can only add). Measured: Vela rejects or splits into tens to hundreds of ops
-    # a CONV2D stride above 3; in IREE, strides of 4 and more converted take 0.07-1.04x the
-    # time, strides 2 and 3 anywhere from 0.3x to 1.6x, so they are kept.
+    # rewrite can only add). Vela rejects or splits into tens to hundreds of ops a CONV2D
+    # stride above 3; in IREE, converting strides of 4 and more pays, strides 2 and 3 may or
+    # may not (docs/benchmark.md, design measurements), so they are kept.
     conv_stride_max: int | None = None
 
     def __post_init__(self):

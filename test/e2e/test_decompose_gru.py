@@ -52,7 +52,7 @@ def test_decompose_gru_configs(name, kwargs, batch, seq, with_h0, form):
                                          kwargs.get("num_layers", 1))
 
 
-# For fused kernels (target iree-llvm-cpu: recurrent_cells.GRU_FUSED at every length): every
+# For fused kernels (target iree-llvm-cpu: float_cells.GRU_FUSED at every length): every
 # config unrolled, and the loop form on the configs with h0, layers and both directions.
 FUSED_LOOP_CONFIGS = ("h0_no_bias_time_major", "three_layers_bidirectional_h0", "seq1_bidirectional_h0")
 FUSED_CASES = ([(c, "unrolled") for c in CONFIGS]
@@ -114,7 +114,7 @@ def test_decompose_gru_deepfilternet_sized():
 
 def test_decompose_gru_ops_per_timestep():
     """Slope between T=10 and T=20: 14 ops per step with biases, 13 without, for one or both
-    directions, any batch and either layout (recurrent_cells.GRU_GATES)."""
+    directions, any batch and either layout (float_cells.GRU_GATES)."""
     def total(seq, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs)

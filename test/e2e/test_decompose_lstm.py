@@ -38,7 +38,7 @@ def test_decompose_lstm_configs(name, kwargs, batch, seq, form):
 
 @pytest.mark.parametrize("name,kwargs,batch,seq", CONFIGS, ids=[c[0] for c in CONFIGS])
 def test_decompose_lstm_fused_configs(name, kwargs, batch, seq):
-    """For fused kernels (target iree-llvm-cpu: recurrent_cells.LSTM_FUSED), unrolled."""
+    """For fused kernels (target iree-llvm-cpu: float_cells.LSTM_FUSED), unrolled."""
     model, inputs = lstm(4, 6, seq=seq, batch=batch, **kwargs)
     compile_and_check(model, inputs, target="iree-llvm-cpu")
 

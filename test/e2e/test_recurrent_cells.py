@@ -49,7 +49,7 @@ def test_decompose_cell_configs(kind, bias, with_state, form):
     counts = compile_and_check(model, inputs, gru_form=form).op_counts()
     assert counts["tosa.while_loop"] == 0  # one step needs no loop
     # the input projection, then the recurrent product(s): GRU's r/z and n are two matmuls
-    # (recurrent_cells.gru_step); a zero state takes none
+    # (float_cells.gru_step); a zero state takes none
     recurrent = 2 if kind == "gru" else 1
     assert counts["tosa.matmul"] == 1 + (recurrent if with_state else 0)
 

@@ -1,5 +1,5 @@
 """TOSA MLIR -> `.tosa` flatbuffer, through tosa-tools' MLIR translator
-(`tosa-opt --tosa-serialize`; in pieces for a long function, see serialize_pieces.py)."""
+(`tosa-opt --tosa-serialize`; in pieces for a long function, see flatbuffer_pieces.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from torch_mlir.passmanager import PassManager
 
 from ..support.diagnostics import Torch2TosaError, model_frame
 from ..target import TARGET_ENV
-from . import flatbuffer_pieces as serialize_pieces
+from . import flatbuffer_pieces
 from . import tosa_tools
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
@@ -162,16 +162,16 @@ class PendingFlatbuffer:
     change the module; `declare_target` is the environment the pipeline declares after it).
 
     A function of more than `piece_ops` ops is translated in pieces, one translator each,
-    and joined (serialize_pieces.py): the translator's time grows with the square of a
+    and joined (flatbuffer_pieces.py): the translator's time grows with the square of a
     block's size."""
 
     def __init__(self, module: ir.Module, declare_target: str | None = None,
-                 piece_ops: int = serialize_pieces.PIECE_OPS):
+                 piece_ops: int = flatbuffer_pieces.PIECE_OPS):
         self._tmp = tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-")
         self._processes: list[tuple[subprocess.Popen, Path, Path]] = []
         try:
             with translator_module(module, declare_target) as copy:
-                self._pieces = serialize_pieces.split(copy, piece_ops)
+                self._pieces = flatbuffer_pieces.split(copy, piece_ops)
                 texts = ([_translator_asm(copy)] if self._pieces is None else
                          [_translator_asm(p.module.operation) for p in self._pieces])
             for p in self._pieces or ():
@@ -214,7 +214,7 @@ class PendingFlatbuffer:
 
     def _join(self) -> bytes:
         try:
-            return serialize_pieces.join(
+            return flatbuffer_pieces.join(
                 self._pieces, [fb for _, _, fb in self._processes], Path(self._tmp.name))
         except subprocess.CalledProcessError as e:
             raise SerializationError(f"joining the translated pieces failed: flatc: "

@@ -47,7 +47,7 @@ from . import tosa_tools
 # second per piece; much smaller pieces only add processes and borrowed constants.
 PIECE_OPS = 4000
 CONSTANTS = ("tosa.const", "tosa.const_shape")
-# Costs measured on a lightly loaded 2-core machine: the whole translation takes about
+# The cost model, calibrated on the benchmark machine: the whole translation takes about
 # TRANSLATE_S_PER_OP2 * ops**2 seconds; joining takes JOIN_S_PER_OP per op and
 # JOIN_S_PER_BYTE per byte of constant data (it goes through JSON as numbers).
 TRANSLATE_S_PER_OP2 = 8e-9

@@ -27,8 +27,8 @@ _VERSION_NOTICE = "WARNING: Different TOSA spec in flatbuffer and serializer ver
 class _Capture:
     """A temporary file that takes the native library's stdout during a run: created once
     per process (a forked child makes its own: the file it inherits shares its offset with
-    the parent's) and emptied after every run. A new file and a libc handle for every run cost ~75 µs, as
-    much as running a small conv graph itself."""
+    the parent's) and emptied after every run: a new file and a libc handle for every run
+    cost as much as running a small conv graph itself."""
 
     def __init__(self):
         self.libc = ctypes.CDLL(None)

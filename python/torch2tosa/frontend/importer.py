@@ -49,7 +49,7 @@ def _known_export_noise_silenced():
 def export(model: torch.nn.Module, example_inputs: Sequence[Any],
            opaque: Iterable[str] = ()) -> torch.export.ExportedProgram:
     """torch.export; the recurrent layers named in `opaque` ("gru", "lstm", "rnn_tanh",
-    "rnn_relu") are traced as one op each (see opaque_recurrent.py)."""
+    "rnn_relu") are traced as one op each (see recurrent_export.py)."""
     unsupported.check_model(model, example_inputs)
     stderr = io.StringIO()
     try:
@@ -137,7 +137,7 @@ def decomposition_table(keep: Iterable[str]) -> dict:
 
 @functools.lru_cache(maxsize=8)
 def _decomposition_table(keep: frozenset[str]) -> dict:
-    # Filtering ~900 entries by name costs ~2 ms; every compile asks for the same few tables.
+    # Cached: every compile asks for one of the same few tables.
     table = audio_decompositions.with_fallback(
         {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS})
     # keep names an op as the MLIR does ("aten.gru_cell"), the table its default overload

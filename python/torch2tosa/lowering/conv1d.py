@@ -10,8 +10,8 @@ run time follows the MACs; a block-diagonal conv2d would do g times as many).
   Above it: a depthwise conv with M = O/g per input channel, whose I/g partial sums per group
   are added by one reduce_sum (depthwise_conv2d + reduce_sum + free reshapes; its op count
   does not grow with g, but its depthwise and reduce are slower per MAC on the reference
-  model). Measured (reference model, W = 64..200): per group is 1.1-2x faster for g <= 4,
-  break-even at g = 8, the depthwise sum up to 2.5x faster at g = 16.
+  model). On the reference model per group is faster for small g and the depthwise sum for
+  large g (docs/benchmark.md, design measurements: PER_GROUP_MAX is the crossover).
 
 Transposed: TOSA transpose_conv2d has no flip, no dilation and no groups: dilation becomes
 zeros between kernel taps and groups a block-diagonal weight. TOSA requires out_pad > -K;

@@ -13,7 +13,7 @@ values; nothing is recomputed from statistics):
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
-    nonlinearities: quantized_elementwise.py
+    nonlinearities: lowering/integer/elementwise.py
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
     (quantization/decompose_softmax.py; int8 and int16), so only their pieces reach this
     pass; a whole one (from another quantizer) is an error that says so.

@@ -11,12 +11,11 @@ output column t sums input column t*s + k against tap k, exactly as the strided 
 When s divides K the MACs are the same; otherwise the zero taps make them K'*s/K times as many.
 
 Why (`Target.conv_stride_max` says when: strides above it). Ethos-U55's CONV2D takes strides
-1 to 3: Vela rejects a larger one or splits it into many ops, as the U85 does (measured: a
-kernel-10 stride-5 conv over 1000 samples is 200 NPU ops; converted, 1 or 2, 27-35x fewer
-cycles). IREE compiles a strided conv over one channel (raw audio framed by a front end) as a
-generic loop nest, its unit channel dim folded away: converted, such a conv runs in 0.55-0.6x
-the time, and large strides over many channels up to 15x faster; strides 2 and 3 are not
-converted (0.3-1.6x the time, depending on shapes, measured in context and alone).
+1 to 3: Vela rejects a larger one or splits it into many ops, as the U85 does; converted, it
+is one or two ops. IREE compiles a strided conv over one channel (raw audio framed by a front
+end) as a generic loop nest, its unit channel dim folded away; converted, it runs faster, and
+so do large strides over many channels. Strides 2 and 3 are not converted: whether that pays
+depends on the shapes. The measurements are in docs/benchmark.md (design measurements).
 
 Padding. The conv's left pad and the columns past the input's end become whole columns of
 the view when they are multiples of s; otherwise one tosa.pad (with the input's zero

@@ -17,7 +17,7 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
 * The batch is the matmul's row axis: every weight is held once, whatever the
   batch. The backward direction reads a time-reversed copy of its input (one
   `tosa.reverse` per layer), so both directions take the same step slice.
-* From a few steps on (`recurrent_cells.GRU_GATES`, `GATES_MIN_STEPS`): 13 ops per
+* From a few steps on (`float_cells.GRU_GATES`, `rewrite.GATES_MIN_STEPS`): 13 ops per
   step without biases, 14 with, for one direction or both. The state is carried as
   three copies, one per gate, on the matmul batch axis: S = (h, h, h) [3, B, C]. One
   batched matmul gives (gh_r, gh_z, gh_n) on that axis, gi_t is (gi_r, gi_z, gi_n)
@@ -32,15 +32,15 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
 * Why b_hn keeps its add: a constant-1 column carried after h would let the matmul add
   b_hn (13 ops with biases), but every width then is odd (C+1): IREE's CPU backend picks
   vector widths that divide a static dimension exactly, so 3H+1 or H+1 columns run
-  scalar code (a DeepFilterNet-sized GRU 13x slower than torch-mlir's), and padding the
-  column to an aligned width still cost 2x there. The add costs one op per step.
-* Short layers and aten.gru_cell (`recurrent_cells.GRU`): the directions on the matmul
+  scalar code, and padding the column to an aligned width still cost time there
+  (docs/benchmark.md, design measurements). The add costs one op per step.
+* Short layers and aten.gru_cell (`float_cells.GRU`): the directions on the matmul
   batch axis, two recurrent matmuls per step (r/z, zero-padded to GI's width so
   gi_t + gh_rz needs no slice of the n third; and n, with b_hn's add): 15 ops (14
   without biases), fewer per layer.
 * A constant-zero h0 costs nothing: step 0 has no matmul.
 * For a consumer that fuses elementwise ops into kernels (`target=iree-llvm-cpu`,
-  `Target.fused_kernels`), `recurrent_cells.GRU_FUSED` instead: directions on the matmul
+  `Target.fused_kernels`), `float_cells.GRU_FUSED` instead: directions on the matmul
   batch axis, one matmul with b_hn, each gate on its own slices (19 ops per step). Fused,
   a step is two kernels either way; GRU_GATES' kernels would recompute the activations on
   every copy of h and (two directions) multiply the block-diagonal zeros.
@@ -50,15 +50,17 @@ and the output stay in the input's order (time-major t*B + b, batch-first
 b*T + t; see `recurrence.SeqLayout`). Results keep PyTorch's exact shapes:
 output [B, T, D*H] or [T, B, D*H], h_n [L*D, B, H].
 
-The GRU cells (weight re-layout, step) are `recurrent_cells.GRU_GATES` and `GRU`; reading
+The GRU cells (weight re-layout, step) are `float_cells.GRU_GATES` and `GRU` (in
+lowering/recurrent/); reading
 the op,
-direction batching, h0 and the outputs are `recurrent_layer`'s, shared with
-decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
-(unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
+direction batching, h0 and the outputs are `op.py`'s and `layers.py`'s, shared with
+decompose-lstm and decompose-rnn; the recurrence is built by `sequence.py`
+(unrolled) or `loop.py` (`form=loop`, one `tosa.while_loop` per layer).
 
 On an INT target (option `target`), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
-becomes integer TOSA instead: quantized_gru.py (the ops), quantized_gru_cell.py (the step),
-quant_gru.py (formats, math).
+becomes integer TOSA instead, through the same recurrence with integer cells:
+lowering/integer/recurrent.py (reading the quantized op), gru_cell.py (the step),
+gru_formats.py (formats, constants).
 """
 
 from __future__ import annotations

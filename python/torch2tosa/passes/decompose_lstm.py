@@ -19,8 +19,8 @@ and its tanh, f*c + i*g (3 ops), tanh, o*: 14 ops for one or both directions
 recurrent matmul at step 0, a constant-zero c0 no f*c.
 
 Directions, batch, layouts, h0/c0 and the outputs (output, h_n, c_n in
-PyTorch's shapes) are shared with decompose-gru: see `recurrent_layer`; the
-cell is `recurrent_cells.LSTM`; `form=loop` builds one `tosa.while_loop` per
+PyTorch's shapes) are shared with decompose-gru: see lowering/recurrent/;
+the cell is `float_cells.LSTM`; `form=loop` builds one `tosa.while_loop` per
 layer carrying (counter, h, c, output buffer, GI).
 """
 

@@ -11,7 +11,7 @@ or both directions. A constant-zero h0 makes step 0 just act(GI_0). In the loop
 form GI (as wide as h) is also the output buffer.
 
 Directions, batch, layouts, h0 and the outputs are shared with decompose-gru:
-see `recurrent_layer`; the cells are `recurrent_cells.RNN_TANH` / `RNN_RELU`.
+see lowering/recurrent/; the cells are `float_cells.RNN_TANH` / `RNN_RELU`.
 """
 
 from __future__ import annotations

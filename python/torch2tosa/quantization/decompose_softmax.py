@@ -22,12 +22,12 @@ uses half the codes: [0, top] at top / 32767, [-r, 0] at r / 32768; d is at
 (65535 s_x) / 32768, about 2 s_x, so the first sub rounds; the TABLEs are int16 (513
 entries, each followed by a RESCALE of its int32 result). The log TABLE interpolates log S
 over segments of about n / 256 near S = 1 (a few steps of log's own scale for n > 5), which
-the final sub divides by (2 range(x) + log n) / log n. Measured in test_int.py: within one
-step of PT2E on 100% of elements (softmax over 14 steps in batch 2: 99.1%, max 2 steps).
+the final sub divides by (2 range(x) + log n) / log n; test_int.py bounds the steps from
+PT2E that this leaves (docs/quantization.md has the figures).
 
 Every range past x is known from s_x and n, so nothing there is observed: an observed
 range clips inputs flatter than the calibration's (S and log S above their calibrated
-maximum), which cost up to 12 dB of SNR on fresh inputs in test_int.py's softmax cases.
+maximum), which cost SNR on fresh inputs (docs/quantization.md).
 log_softmax is not log(softmax) (ExecuTorch's choice): an int8 softmax rounds every
 probability below 1/510 to zero, whose log is lost, where d - log(S) keeps d exact.
 softmax is exp(log_softmax) rather than e * reciprocal(S): one more TABLE but no int8

@@ -11,12 +11,11 @@ Activations (per tensor):
          HistogramObserver, as ExecuTorch's Arm quantizer: it picks the clipping range
          that minimises the L2 quantisation error, which pays on trained networks whose
          activations have long tails. On the example zoo (random weights, Gaussian inputs,
-         no outliers) MinMaxObserver is as good or up to 1.4 dB better: a close call, see
-         docs/quantization.md.
+         no outliers) the two are a close call (docs/quantization.md compares them).
   a16w8  int16 [-32768, 32767], symmetric (zero point 0, as TOSA RESCALE requires for
          int16), MinMaxObserver: with 65536 levels clipping outliers buys nothing
-         (HistogramObserver gives the same SNR to 0.1 dB on the zoo) and min/max never
-         clips a value seen in calibration.
+         (HistogramObserver gives no better SNR on the zoo) and min/max never clips a
+         value seen in calibration.
 
 A spec object is built once per scheme and shared by every annotation: torchao's prepare
 merges the observers of an op's output and of its consumer's input edge only when the
@@ -164,7 +163,7 @@ def _state_observed(dtype: torch.dtype) -> QuantizationSpec:
 
 def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
     """A GRU's given h0, read by step 0 only: its own symmetric min/max scale (on gru_h0 a8w8
-    1 dB better than the smallest covering power of two, 2^-5 for h0 ~ N(0, 1))."""
+    better than the smallest covering power of two: docs/quantization.md)."""
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
                             qscheme=torch.per_tensor_symmetric,

@@ -5,9 +5,8 @@ both runtimes: the TOSA reference model and IREE).
                       "peer": partial(reference.run, peer_fb, arrays)})
 
 Timed one after the other, each in its own process, two graphs see different loads of a
-shared machine: the same IREE module measured twice that way came out 0.33x to 0.87x
-(gru_deepfilternet, load ~6), the `gru` example on the reference model 0.44x and 0.84x of
-torch-mlir's in two benchmark runs; timed in turns, 0.97x to 1.02x and 0.44x to 0.48x.
+shared machine, and their ratio moves with the load; timed in turns, a change of load lands
+on both alike (docs/benchmark.md has the measurements that showed it).
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ def median_latencies(calls: Mapping[str, Callable[[], object]], *, budget_s: flo
     machine's load during the measurement lands on all of them alike.
 
     Each turn starts one call further along (a, b, c; b, c, a; c, a, b; ...): the call
-    that opens a turn measured 1-2% slower than a second load of itself later in the turn
-    (IREE, conv1d_stride, two modules loaded twice each), so a fixed order would hand that
-    share to whichever came first. Rotated, and the last round of turns completed (which
+    that opens a turn runs slower than a second load of itself later in the turn, so a
+    fixed order would hand that share to whichever came first. Rotated, and the last round of turns completed (which
     may pass `max_runs` by up to one turn per call), every call opens as many turns as
     each of the others."""
     times: dict[str, list[float]] = {name: [] for name in calls}

@@ -1,7 +1,7 @@
 // RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
 
 // COM: One direction, batch_first, zero h0 (PyTorch's default), T = 3 (a short layer:
-// COM: recurrent_cells.GRU, 15 ops per step with biases). The input projection of all
+// COM: float_cells.GRU, 15 ops per step with biases). The input projection of all
 // COM: timesteps is one hoisted matmul. b_ih = [0, 0, .75, -.75, -.5, -.25],
 // COM: b_hh = [-.25, .5, -.5, -.25, -.5, -.75]: the input bias holds b_ih + (b_hr, b_hz, 0) =
 // COM: [-.25, .5, .25, -1, -.5, -.25] (b_hr, b_hz counted once). W_rz is (W_hr W_hz 0)^T (as

@@ -240,7 +240,7 @@ def gru_gates_step(gi_t: ir.Value, states: States, c: GruGatesConstants, hidden:
     return (tb.add(n, tb.mul(z, tb.sub(s, n))),)
 
 
-# GRU_GATES: directions in channels (recurrent_layer packs them), gates on the batch axis.
+# GRU_GATES: directions in channels (layers.run_layers packs them), gates on the batch axis.
 GRU_GATES = Cell("gru", 3, ("h",), _gru_relayout, _gru_gates_constants, gru_gates_step,
                  project=_gru_gates_projection, merge=_gru_gates_merge, channel_directions=True)
 

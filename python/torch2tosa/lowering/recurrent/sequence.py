@@ -15,7 +15,7 @@ on its own entry of that axis and TOSA's broadcasting lines the gates up with th
 state without slices): gi and h are then [copies, ., .]; `carry_in` tiles a given
 h0 and `carry_out` keeps copy 0. Such a cell holds the directions of a layer in its
 channels, as one block-diagonal recurrence of width D*H (`Cell.channel_directions`;
-`recurrent_layer` packs its input, h0 and outputs accordingly).
+`layers.run_layers` packs its input, h0 and outputs accordingly).
 
 Rows of x, gi and the layer's output follow the input's layout, so neither
 batch_first value needs a transpose: time-major rows are t*B + b (one step is the
@@ -31,7 +31,7 @@ loop form) and the step itself (`step`). A state of `None` is known to be zero:
 the cell skips the recurrent matmul (and whatever else it can) for that step.
 
 This module builds the hoisted input projection and the unrolled form;
-`recurrence_loop` builds the `tosa.while_loop` form from the same cell.
+`loop.py` builds the `tosa.while_loop` form from the same cell.
 """
 
 from __future__ import annotations
