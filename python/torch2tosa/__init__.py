@@ -9,8 +9,10 @@ from .support.diagnostics import Torch2TosaError
 
 __all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "stats"]
 
-_LAZY = {"compile": "api", "CompiledModel": "api", "CheckReport": "api",
-         "quantize": "quantization", "stats": None}
+# name -> (module, attribute); attribute None: the module itself
+_LAZY = {"compile": ("api", "compile"), "CompiledModel": ("api", "CompiledModel"),
+         "CheckReport": ("checking", "CheckReport"), "quantize": ("quantization", "quantize"),
+         "stats": ("support.stats", None)}
 
 
 def __getattr__(name):
@@ -18,5 +20,6 @@ def __getattr__(name):
         raise AttributeError(f"module 'torch2tosa' has no attribute '{name}'")
     import importlib
 
-    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
-    return module if _LAZY[name] is None else getattr(module, name)
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(f".{module_name}", __name__)
+    return module if attribute is None else getattr(module, attribute)

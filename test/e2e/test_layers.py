@@ -121,3 +121,8 @@ def test_layers_lower_layers_do_not_reach_the_api_or_the_quantizer(layer):
              if _layer(module) == layer for other in imported
              if _layer(other) in ("passes", "api", "quantization", "pipeline", "tools")}
     assert reach == set()
+
+
+@pytest.mark.parametrize("name", torch2tosa.__all__)
+def test_layers_front_door_names_resolve(name):
+    assert getattr(torch2tosa, name) is not None

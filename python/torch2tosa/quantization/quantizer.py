@@ -58,6 +58,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
+from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .schemes import SCHEMES, Scheme
@@ -319,7 +320,8 @@ def _shifted_input_edge(shifted: Node) -> tuple[Node, Node]:
     return (x, m)
 
 
-ZERO_FILLS = {aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default}
+# a zero initial state (PyTorch's default h0): left unobserved, as the lowering skips it
+ZERO_FILLS = {getattr(aten, name).default for name in ZERO_FILL_OPS}
 
 
 def _weight_channel_axis(node: Node) -> int | None:

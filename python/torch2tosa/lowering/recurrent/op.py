@@ -240,9 +240,11 @@ def _input_shape(x: ir.Value, cfg: RecurrentConfig, is_cell: bool,
     return steps, batch, features
 
 
-# What builds PyTorch's default (zero) h0 and c0 once decomposed: a zero fill, or a fill
-# with a constant value (`_VALUE_FILLS`: the operand index of that value).
-ZERO_FILLS = frozenset({"torch.aten.zeros", "torch.aten.zeros_like", "torch.aten.new_zeros"})
+# The aten ops that build PyTorch's default (zero) h0 and c0: the quantizer leaves such a
+# state unobserved (it reads them off the exported graph), the lowering skips its product.
+ZERO_FILL_OPS = ("zeros", "zeros_like", "new_zeros")
+# Once decomposed, also a fill with a constant value (`_VALUE_FILLS`: that value's operand).
+ZERO_FILLS = frozenset(f"torch.aten.{name}" for name in ZERO_FILL_OPS)
 _VALUE_FILLS = {"torch.aten.full": 1, "torch.aten.full_like": 1, "torch.aten.new_full": 2}
 # Every op that builds a zero state, with what a fill reads (erased with the state).
 STATE_FILLS = ZERO_FILLS | frozenset(_VALUE_FILLS) | {"torch.aten.empty_strided",
