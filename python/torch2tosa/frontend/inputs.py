@@ -73,7 +73,7 @@ def check_inputs(values: Sequence, expected: Sequence[Spec | None], what: str,
     if len(values) != len(expected):
         given = ", ".join(describe(v) for v in values) or "none"
         raise Torch2TosaError(
-            f"{what}: expected {_count(len(expected), name)} "
+            f"{what}: expected {count(len(expected), name)} "
             f"({', '.join(format_spec(s) if s else 'any' for s in expected)}), "
             f"got {len(values)} ({given}){hint}")
     for i, (value, spec) in enumerate(zip(values, expected)):
@@ -82,7 +82,8 @@ def check_inputs(values: Sequence, expected: Sequence[Spec | None], what: str,
                                   f"got {describe(value)}{hint}")
 
 
-def _count(n: int, name: str) -> str:
+def count(n: int, name: str) -> str:
+    """`1 input`, `2 inputs`."""
     return f"{n} {name}{'' if n == 1 else 's'}"
 
 

@@ -27,7 +27,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ..frontend.inputs import Spec, check_finite, check_inputs, describe, format_spec, spec_of
+from ..frontend.inputs import (Spec, check_finite, check_inputs, count, describe, format_spec,
+                               spec_of)
 from ..support.diagnostics import Torch2TosaError
 from ..support.files import data_files
 
@@ -49,7 +50,7 @@ def check_items(items: list, expected: Sequence[Spec | None], source: str) -> li
     against `expected` and for NaN or infinity."""
     if isinstance(items, (torch.Tensor, np.ndarray)):
         raise Torch2TosaError(f"{source}: one tensor ({describe(items)}), not a list of input "
-                              f"tuples")
+                              f"tuples: [(x,)] holds one item, [(x,) for x in batches] several")
     if not isinstance(items, (list, tuple)):
         raise Torch2TosaError(f"{source}: expected a list of input tuples, got "
                               f"{type(items).__name__}")
@@ -85,10 +86,11 @@ def _stacked_items(arrays: list[tuple[str, np.ndarray]], expected: Sequence[Spec
     """Items from one array per input, stacked on the first axis (see the module docstring)."""
     if len(arrays) != len(expected):
         names = ", ".join(f"'{k}'" for k, _ in arrays) or "none"
+        specs = ", ".join(format_spec(s) if s else "any" for s in expected)
         raise Torch2TosaError(
-            f"{source}: holds {len(arrays)} array(s) ({names}) and the model takes "
-            f"{len(expected)} input(s) ({', '.join(format_spec(s) if s else 'any' for s in expected)}): "
-            f"one array per input, in the model's input order, items on the first axis")
+            f"{source}: holds {count(len(arrays), 'array')} ({names}) and the model takes "
+            f"{count(len(expected), 'input')} ({specs}): one array per input, in the model's "
+            f"input order, items on the first axis")
     columns = []
     for k, ((key, array), spec) in enumerate(zip(arrays, expected)):
         what = f"{source}: array '{key}' (input {k})" if key else f"{source} (input {k})"

@@ -30,7 +30,8 @@ def data_files(data: str | os.PathLike, suffixes: tuple[str, ...], what: str) ->
             raise Torch2TosaError(f"{what} directory '{data}' holds no {kinds} file")
         return files
     if path.suffix not in suffixes:
-        raise Torch2TosaError(f"{what} '{data}': expected a {kinds} file or a directory of them")
+        raise Torch2TosaError(f"{what} '{data}': expected a file ending in {kinds}, or a "
+                              f"directory of them")
     return [path]
 
 

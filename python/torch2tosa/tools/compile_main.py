@@ -175,7 +175,7 @@ def load_module(path: str):
     try:
         module_spec.loader.exec_module(module)
     except Exception as e:
-        raise Torch2TosaError(f"{raised_at(e, path)}: loading {path} failed: "
+        raise Torch2TosaError(f"{raised_at(e, path)}: loading the file failed: "
                               f"{one_line(e)}") from None
     _LOADED[resolved] = module
     return module
@@ -190,7 +190,7 @@ def call(path: str, function: str, what: str):
     try:
         return getattr(module, function)()
     except Exception as e:
-        raise Torch2TosaError(f"{raised_at(e, path)}: {path}:{function}: {what} failed: "
+        raise Torch2TosaError(f"{raised_at(e, path)}: {function}() failed {what}: "
                               f"{one_line(e)}") from None
 
 
@@ -277,7 +277,7 @@ class Calibration:
             per_output = ", ".join(f"output {k} {v:.1f} dB" for k, v in enumerate(snr))
             lines.append(f"held out: the last {len(self.held_out)} of "
                          f"{len(self.used) + len(self.held_out)} items: SNR against the float "
-                         f"model {per_output}")
+                         f"model: {per_output}")
         return lines
 
 
@@ -463,9 +463,19 @@ def file_stem(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """A usage error in one line, as every other error (argparse adds the usage first)."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="torch2tosa-compile", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    return make_parser().parse_args(argv)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="torch2tosa-compile", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", nargs="?", help="example name or path/to/file.py:factory")
     parser.add_argument("-o", "--output-dir", default=".", help="where NAME.tosa and NAME.mlir go")
     parser.add_argument("--name", type=file_stem,
@@ -497,7 +507,7 @@ def parse_args(argv):
                         help="while a stage runs longer, say so every SECONDS (default 10; "
                              "0: never)")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
-    return parser.parse_args(argv)
+    return parser
 
 
 def list_examples(file=None) -> None:
