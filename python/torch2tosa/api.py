@@ -283,7 +283,8 @@ def _model_name(model) -> str:
     if isinstance(model, torch.export.ExportedProgram):
         return "ExportedProgram"
     if isinstance(model, torch.fx.GraphModule):  # its class is a generated GraphModuleImpl
-        return "GraphModule"
+        float_model = model.meta.get(graph_abi.FLOAT_MODEL_META)  # torch2tosa.quantize's
+        return "GraphModule" if float_model is None else type(float_model).__name__
     return type(model).__name__
 
 
@@ -304,6 +305,8 @@ def compile(
 
     model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
               or an ExportedProgram (its own example inputs are used when none are given).
+    name: the model's name (NAME.tosa, reproducers); default its class (a
+              `torch2tosa.quantize`d model's: the float model's).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
     target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256"
               (see target.py).
@@ -389,9 +392,6 @@ def _check_fits_target(model, name: str, target: targets.Target, example_inputs:
     torch2tosa.quantize left partly in float (naming those ops, the model's code first)."""
     int_targets = ", ".join(t.name for t in targets.TARGETS.values() if t.is_int)
     quantized = is_quantized(model)
-    float_model = getattr(model, "meta", {}).get(graph_abi.FLOAT_MODEL_META)
-    if float_model is not None:  # name it as the user knows it, not "GraphModule"
-        name = type(float_model).__name__
     if quantized and not target.is_int:
         raise Torch2TosaError(
             f"{name} is quantized (it holds quantize/dequantize ops) and target "

@@ -178,7 +178,7 @@ CLI_CASES = {
                                      "--scheme: {T}:make_quantized returns a quantized model, "
                                      "which is compiled as it is"),
     "quantized model for tosa-fp": (["{T}:make_quantized"], True, 1,
-                                    f"Tiny is quantized (it holds quantize/dequantize ops) and "
+                                    f"tiny is quantized (it holds quantize/dequantize ops) and "
                                     f"target 'tosa-fp' runs float graphs (TOSA PRO-FP): compile "
                                     f"it for an INT target ({INT_TARGETS}), or compile the float "
                                     f"model for 'tosa-fp'"),
@@ -503,8 +503,8 @@ API_CASES = {
         "calibration must be a list of input tuples, got int"),
     "quantizing a quantized model": (
         lambda f: torch2tosa.quantize(f["quantized"], [(X,)]),
-        "GraphModule is already quantized (it holds quantize/dequantize ops): compile it for an "
-        "INT target as it is"),
+        "Tiny is already quantized (it holds quantize/dequantize ops): compile it for an INT "
+        "target as it is"),
     "run_reference: no input": (
         lambda f: f["float"].run_reference(),
         "run_reference: expected 1 input (float32 [1, 4, 16]), got 0 (none)"),
@@ -610,7 +610,7 @@ def _load(path: Path):
 
 def test_own_model_left_in_float_names_every_module(tiny_quantized):
     """compile names the first op the quantizer left in float, its module and line, and the
-    others after it."""
+    others after it; not the ReLU of a float value (it is quantized once its input is)."""
 
     class Norms(nn.Module):
         def __init__(self):
@@ -619,13 +619,13 @@ def test_own_model_left_in_float_names_every_module(tiny_quantized):
             self.mix = nn.Linear(16, 16)
 
         def forward(self, x):
-            y = self.conv(x).cumsum(-1)
+            y = torch.relu(self.conv(x).cumsum(-1))
             return self.mix(y).cumprod(-1)
 
     model = Norms().eval()
     quantized = torch2tosa.quantize(model, [(X,)])
     message = _api(lambda: torch2tosa.compile(quantized, (X,), target="ethos-u85-256"))
-    first = files_.line_of("y = self.conv(x).cumsum(-1)", Path(__file__).read_text())
+    first = files_.line_of("y = torch.relu(self.conv(x).cumsum(-1))", Path(__file__).read_text())
     second = files_.line_of("return self.mix(y).cumprod(-1)", Path(__file__).read_text())
     assert message == (
         f"{__file__}:{first}: self (Norms): aten.cumsum.default has no TOSA INT lowering in "
@@ -659,3 +659,23 @@ def test_own_model_no_progress_bar_by_default_off_a_terminal(capfd):
     torch2tosa.compile(Tiny().eval(), (X,))
     torch2tosa.quantize(Tiny().eval(), [(X,)])
     assert capfd.readouterr().err == ""
+
+
+def test_own_model_docs_example_runs(tmp_path, monkeypatch):
+    """docs/your-model.md's model file and calibration script, as a user copies them: the
+    script writes calib.npz, which reads back as the model's calibration."""
+    from torch2tosa.quantization.calibration_data import load_calibration
+
+    doc = (REPO / "docs" / "your-model.md").read_text()
+    blocks = re.findall(r"```python\n# (\S+\.py)\n(.*?)```", doc, re.S)
+    assert [name for name, _ in blocks] == ["kws.py", "save_calibration.py"]
+    for name, code in blocks:
+        (tmp_path / name).write_text(code)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    subprocess.run([sys.executable, "save_calibration.py"], check=True, cwd=tmp_path)
+    kws = _load(tmp_path / "kws.py")
+    model, inputs = kws.make_model()
+    items = load_calibration(tmp_path / "calib.npz", inputs)
+    assert len(items) == 20 and items[0][0].shape == (1, 40, 49)
+    assert model(*items[0]).shape == (1, 12)

@@ -56,7 +56,8 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
     scheme_name = get_scheme(scheme).name
     items = calibration_items(calibration)
     if is_quantized(model):
-        raise Torch2TosaError(f"{type(model).__name__} is already quantized (it holds "
+        original = getattr(model, "meta", {}).get(FLOAT_MODEL_META, model)
+        raise Torch2TosaError(f"{type(original).__name__} is already quantized (it holds "
                               f"quantize/dequantize ops): compile it for an INT target as it is")
     training = sorted({type(m).__name__ for m in model.modules()
                        if m.training and isinstance(m, _TRAINING_ONLY)})

@@ -173,7 +173,7 @@ class BarProgress(Progress):
         self._bar = _tqdm(progress, total, description, "stages")
 
     def started(self, stage: str) -> None:
-        self._bar.set_postfix_str(stage)
+        self._bar.set_postfix_str(stage.partition("{")[0])  # the pass, without its options
 
     def still_running(self, stage: str, seconds: float) -> None:
         self._bar.refresh()
