@@ -111,7 +111,6 @@ def write(root: Path) -> Path:
     nan[3, 0, 1, 2] = np.nan
     np.savez(root / "nan.npz", x=nan)
     np.savez(root / "two_arrays.npz", x=items(10), h=items(10, (1, 8)))
-    np.savez(root / "uneven.npz", x=items(10))
     torch.save(torch.randn(1, 4, 16), root / "one_tensor.pt")
     (root / "corrupt.npz").write_bytes(b"PK\x03\x04 not a zip file")
     (root / "calib.txt").write_text("1 2 3\n")

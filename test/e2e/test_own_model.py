@@ -299,9 +299,9 @@ def _summary(stdout: str, prefix: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def quantized_runs(root) -> dict[str, Result]:
-    """The model file quantized from the command line with each kind of DATA."""
-    data = {"npz": "{R}/calib.npz", "batch axis npz": "{R}/batch_axis.npz", "npy": "{R}/calib.npy",
-            "pt": "{R}/calib.pt", "directory": "{R}/split", "factory": "{T}:make_calibration"}
+    """The model file quantized from the command line with an .npz and with a function (the
+    other formats read as the .npz does: test_own_model_calibration_loader_reads_every_format)."""
+    data = {"npz": "{R}/calib.npz", "factory": "{T}:make_calibration"}
     runs = {kind: ([_fill("{T}:make_model", root), "--target", "tosa-int", "--calibration",
                     _fill(path, root), "--quiet", "-o", str(root / "int" / kind.replace(" ", "_"))],
                    True) for kind, path in data.items()}
@@ -316,9 +316,8 @@ def quantized_runs(root) -> dict[str, Result]:
 
 
 DATA_KINDS = {  # kind: (items calibrated with, items held out, the source the summary names)
-    "npz": (8, 2, "calib.npz"), "batch axis npz": (8, 2, "batch_axis.npz"),
-    "npy": (4, 1, "calib.npy"), "pt": (4, 1, "calib.pt"), "directory": (8, 2, "split"),
-    "factory": (8, 2, "{T}:make_calibration()"), "subprocess": (8, 2, "calib.npz"),
+    "npz": (8, 2, "calib.npz"), "factory": (8, 2, "{T}:make_calibration()"),
+    "subprocess": (8, 2, "calib.npz"),
 }
 
 
@@ -422,15 +421,6 @@ def test_own_model_cli_no_flag_silently_ignored(root):
 # --- the Python API -----------------------------------------------------------------------
 
 
-class Tiny(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv1d(4, 8, 3, padding=1)
-
-    def forward(self, x):
-        return torch.relu(self.conv(x))
-
-
 class Streaming(nn.Module):
     """A streaming GRU: the state goes out and comes back in."""
 
@@ -447,12 +437,18 @@ X = torch.randn(1, 4, 16, generator=torch.Generator().manual_seed(0))
 
 
 @pytest.fixture(scope="module")
-def tiny_float():
+def Tiny(root):
+    """The model file's Tiny (a Conv1d and a ReLU), as the API user imports it."""
+    return _load(root / "tiny.py").Tiny
+
+
+@pytest.fixture(scope="module")
+def tiny_float(Tiny):
     return torch2tosa.compile(Tiny().eval(), (X,))
 
 
 @pytest.fixture(scope="module")
-def tiny_quantized():
+def tiny_quantized(Tiny):
     generator = torch.Generator().manual_seed(1)
     model = Tiny().eval()
     return model, torch2tosa.quantize(model, [(torch.randn(1, 4, 16, generator=generator),)
@@ -478,7 +474,7 @@ API_CASES = {
         f"graphs (TOSA PRO-FP): compile it for an INT target ({INT_TARGETS}), or compile the "
         f"float model for 'tosa-fp'"),
     "float model, INT target": (
-        lambda f: torch2tosa.compile(Tiny().eval(), (X,), target="ethos-u55-128"),
+        lambda f: torch2tosa.compile(f["Tiny"]().eval(), (X,), target="ethos-u55-128"),
         "Tiny is a float model and target 'ethos-u55-128' runs quantized models (TOSA PRO-INT): "
         "quantize it first with torch2tosa.quantize(model, calibration) (torch2tosa-compile: "
         "--calibration DATA)"),
@@ -487,19 +483,19 @@ API_CASES = {
         "example inputs (the model was quantized for the calibration's shapes): input 0: "
         "expected float32 [1, 4, 16], got float32 [1, 4, 15]"),
     "calibration as one tensor": (
-        lambda f: torch2tosa.quantize(Tiny().eval(), X),
+        lambda f: torch2tosa.quantize(f["Tiny"]().eval(), X),
         "calibration is one tensor (float32 [1, 4, 16]), not a list of input tuples: pass [(x,)] "
         "for one item, or [(x,) for x in batches] for several"),
     "calibration of other shapes": (
-        lambda f: torch2tosa.quantize(Tiny().eval(), [(X,), (X[..., :8],)]),
+        lambda f: torch2tosa.quantize(f["Tiny"]().eval(), [(X,), (X[..., :8],)]),
         "calibration item 1 (every item has item 0's shapes): input 0: expected float32 "
         "[1, 4, 16], got float32 [1, 4, 8]"),
     "calibration with NaN": (
-        lambda f: torch2tosa.quantize(Tiny().eval(), [(X,), (X * float("nan"),)]),
+        lambda f: torch2tosa.quantize(f["Tiny"]().eval(), [(X,), (X * float("nan"),)]),
         "calibration item 1: input 0 (float32 [1, 4, 16]) holds NaN or infinity; calibration "
         "needs finite values"),
     "calibration not a list": (
-        lambda f: torch2tosa.quantize(Tiny().eval(), 42),
+        lambda f: torch2tosa.quantize(f["Tiny"]().eval(), 42),
         "calibration must be a list of input tuples, got int"),
     "quantizing a quantized model": (
         lambda f: torch2tosa.quantize(f["quantized"], [(X,)]),
@@ -536,8 +532,8 @@ API_CASES = {
 
 
 @pytest.fixture(scope="module")
-def api_fixtures(tiny_float, tiny_quantized, tiny_int):
-    return {"float": tiny_float, "quantized": tiny_quantized[1], "int": tiny_int}
+def api_fixtures(Tiny, tiny_float, tiny_quantized, tiny_int):
+    return {"Tiny": Tiny, "float": tiny_float, "quantized": tiny_quantized[1], "int": tiny_int}
 
 
 @pytest.mark.parametrize("case", API_CASES)
@@ -579,10 +575,11 @@ def test_own_model_locations_name_the_module(tiny_float):
         return ir.WalkResult.ADVANCE
 
     tiny_float.module.operation.walk(visit)
-    assert re.fullmatch(r'loc\("self\.conv \(Conv1d\)"\(callsite\("[^"]*/torch/nn/modules/'
-                        r'conv\.py":\d+:0 at "[^"]*test_own_model\.py":\d+:0\)\)\)',
+    conv = forward = files_.line_of("return torch.relu(self.conv(x))")  # one line makes both
+    assert re.fullmatch(rf'loc\("self\.conv \(Conv1d\)"\(callsite\("[^"]*/torch/nn/modules/'
+                        rf'conv\.py":\d+:0 at "[^"]*/tiny\.py":{conv}:0\)\)\)',
                         found["tosa.conv2d"]), found
-    assert re.fullmatch(r'loc\("self \(Tiny\)"\("[^"]*test_own_model\.py":\d+:0\)\)',
+    assert re.fullmatch(rf'loc\("self \(Tiny\)"\("[^"]*/tiny\.py":{forward}:0\)\)',
                         found["tosa.clamp"]), found
 
 
@@ -643,11 +640,16 @@ def test_own_model_calibration_loader_reads_every_format(root):
                       "split": 10}
     item = load_calibration(root / "batch_axis.npz", (X,))[3]
     assert isinstance(item, tuple) and item[0].shape == (1, 4, 16)
+    np.testing.assert_array_equal(item[0].numpy(), files_.items(10)[3])
+    # a directory: its files in name order, items one after the other
+    split = load_calibration(root / "split", (X,))
+    np.testing.assert_array_equal(split[0][0].numpy(), files_.items(4, seed=2)[0])
+    np.testing.assert_array_equal(split[4][0].numpy(), files_.items(6, seed=3)[0])
     # the compile command checks paths before importing torch, with its own copy of these
     assert (compile_main.CALIBRATION_SUFFIXES, compile_main.CALIBRATION_WHAT) == (SUFFIXES, WHAT)
 
 
-def test_own_model_progress_bar_when_asked(capfd):
+def test_own_model_progress_bar_when_asked(capfd, Tiny):
     torch2tosa.compile(Tiny().eval(), (X,), progress=True)
     err = capfd.readouterr().err
     assert re.search(r"compile Tiny: 100%\|.*\| (\d+)/\1 ", err), err[-500:]
@@ -655,7 +657,7 @@ def test_own_model_progress_bar_when_asked(capfd):
     assert "calibrate: 100%" in capfd.readouterr().err
 
 
-def test_own_model_no_progress_bar_by_default_off_a_terminal(capfd):
+def test_own_model_no_progress_bar_by_default_off_a_terminal(capfd, Tiny):
     torch2tosa.compile(Tiny().eval(), (X,))
     torch2tosa.quantize(Tiny().eval(), [(X,)])
     assert capfd.readouterr().err == ""
