@@ -110,17 +110,27 @@ class CompiledModel:
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
                              memory_mode=memory_mode, name=self.name)
 
-    def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
+    def save(self, directory: str | Path = ".", name: str | None = None, *,
+             progress: bool | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
         tools of other LLVM generations such as IREE read), creating `directory` if
-        needed; neither is left half-written on failure (see `support.files.write_output`)."""
+        needed; neither is left half-written on failure (see `support.files.write_output`).
+        progress: as compile's (a bar over printing and translating, which take tens of
+        seconds for a long unrolled graph; by default only on a terminal, after a few s)."""
         name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        # Both are made before any write (either can fail). The text first: when the
-        # translator still runs in the background (compile(serialize_during_validation=True)),
-        # printing it overlaps with the translator instead of following it.
-        text = self.generic_mlir.encode()
-        flatbuffer = self.flatbuffer
+        bar = (progress_.BarProgress(progress, 2, f"save {name}")
+               if progress_.wants_bar(progress) else progress_.Progress())
+        try:
+            # Both are made before any write (either can fail). The text first: when the
+            # translator still runs in the background (serialize_during_validation=True),
+            # printing it overlaps with the translator instead of following it.
+            with progress_.stage(bar, "print MLIR"):
+                text = self.generic_mlir.encode()
+            with progress_.stage(bar, "serialize"):
+                flatbuffer = self.flatbuffer
+        finally:
+            getattr(bar, "close", lambda: None)()
         make_output_dir(directory)
         write_output(flatbuffer, tosa_path)
         write_output(text, mlir_path)
@@ -411,7 +421,7 @@ def _check_fits_target(model, name: str, target: targets.Target, example_inputs:
     quantized_for = meta.get(graph_abi.QUANTIZED_FOR_META)
     if quantized_for is not None:
         check_inputs(example_inputs, quantized_for,
-                     f"example inputs (the model was quantized for the calibration's shapes)")
+                     "example inputs (the model was quantized for the calibration's shapes)")
 
 
 def left_in_float_message(left: list[dict], target: targets.Target) -> str:

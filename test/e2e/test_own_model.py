@@ -657,6 +657,13 @@ def test_own_model_progress_bar_when_asked(capfd, Tiny):
     assert "calibrate: 100%" in capfd.readouterr().err
 
 
+def test_own_model_save_progress_bar_when_asked(capfd, tmp_path, tiny_float):
+    tiny_float.save(tmp_path, "tiny", progress=True)
+    assert re.search(r"save tiny: 100%\|.*\| 2/2 ", capfd.readouterr().err)
+    tiny_float.save(tmp_path, "again")
+    assert capfd.readouterr().err == ""
+
+
 def test_own_model_no_progress_bar_by_default_off_a_terminal(capfd, Tiny):
     torch2tosa.compile(Tiny().eval(), (X,))
     torch2tosa.quantize(Tiny().eval(), [(X,)])
