@@ -4,6 +4,13 @@
 #   make bench  set up, benchmark against torch-mlir's TOSA path (writes bench/results.json)
 
 PYTHON ?= python3
+# The Pythons every pinned dependency publishes wheels for (pyproject.toml's requires-python).
+PYTHONS := 3.11, 3.12 or 3.13
+CHECK_PYTHON := import sys; v = sys.version_info[:2]; \
+	sys.exit(0 if (3, 11) <= v <= (3, 13) else \
+	f"== setup: $(PYTHON) is Python {v[0]}.{v[1]}; torch2tosa needs Python $(PYTHONS) \
+	(the Pythons all its pinned dependencies publish wheels for): run make PYTHON=python3.12, \
+	for instance")
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -16,7 +23,8 @@ setup: $(STAMP)
 # pip prints each package as it downloads and installs it: a fresh set-up fetches torch,
 # torch-mlir, tosa-tools, Vela and IREE and takes minutes, so it is not run --quiet.
 $(STAMP): pyproject.toml
-	@echo "== setup 1/3: creating the virtual environment $(VENV)"
+	@$(PYTHON) -c '$(CHECK_PYTHON)'
+	@echo "== setup 1/3: creating the virtual environment $(VENV) with $$($(PYTHON) --version)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "== setup 2/3: upgrading pip"
 	$(PY) -m pip install --quiet --upgrade pip

@@ -21,10 +21,12 @@ from torch_mlir import ir
 from . import checking, graph_abi
 from . import target as targets
 from .backends import flatbuffer, reference
-from .frontend.importer import import_model
-from .frontend.inputs import example_input_tuple
+from .frontend.importer import import_model, is_quantized
+from .frontend.inputs import (Spec, as_tensor, check_inputs, example_input_tuple, spec_of,
+                              to_array)
 from .pipeline import default as default_pipelines
 from .pipeline import runner
+from .pipeline.syntax import parse_pipeline
 from .support import progress as progress_
 from .support import stats
 from .support.context import new_context
@@ -108,17 +110,27 @@ class CompiledModel:
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
                              memory_mode=memory_mode, name=self.name)
 
-    def save(self, directory: str | Path = ".", name: str | None = None) -> tuple[Path, Path]:
+    def save(self, directory: str | Path = ".", name: str | None = None, *,
+             progress: bool | None = None) -> tuple[Path, Path]:
         """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
         tools of other LLVM generations such as IREE read), creating `directory` if
-        needed; neither is left half-written on failure (see `support.files.write_output`)."""
+        needed; neither is left half-written on failure (see `support.files.write_output`).
+        progress: as compile's (a bar over printing and translating, which take tens of
+        seconds for a long unrolled graph; by default only on a terminal, after a few s)."""
         name = check_file_stem(name or self.name)
         tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
-        # Both are made before any write (either can fail). The text first: when the
-        # translator still runs in the background (compile(serialize_during_validation=True)),
-        # printing it overlaps with the translator instead of following it.
-        text = self.generic_mlir.encode()
-        flatbuffer = self.flatbuffer
+        bar = (progress_.BarProgress(progress, 2, f"save {name}")
+               if progress_.wants_bar(progress) else progress_.Progress())
+        try:
+            # Both are made before any write (either can fail). The text first: when the
+            # translator still runs in the background (serialize_during_validation=True),
+            # printing it overlaps with the translator instead of following it.
+            with progress_.stage(bar, "print MLIR"):
+                text = self.generic_mlir.encode()
+            with progress_.stage(bar, "serialize"):
+                flatbuffer = self.flatbuffer
+        finally:
+            getattr(bar, "close", lambda: None)()
         make_output_dir(directory)
         write_output(flatbuffer, tosa_path)
         write_output(text, mlir_path)
@@ -154,16 +166,31 @@ class CompiledModel:
         output (None for a float one); ([], []) for a float graph."""
         return graph_abi.read_io_quantization(self.module.operation)
 
-    def run_reference(self, *inputs: torch.Tensor):
-        """Runs the flatbuffer on the TOSA reference model; inputs and outputs in the graph's
-        layout (see `graph_layout`); returns numpy outputs. An integer graph takes and returns
-        floats: inputs are quantized and outputs dequantized with the recorded parameters."""
-        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
-        expected = sum(isinstance(t, torch.Tensor) for t in self._example_inputs)
-        if self._example_inputs and len(tensors) != expected:
-            raise Torch2TosaError(f"the graph takes {expected} input tensor(s), got {len(tensors)}"
-                                  " (pass them as separate arguments, not as one tuple)")
-        tensors = checking.to_numpy(tensors)
+    @functools.cached_property
+    def graph_inputs(self) -> list[Spec]:
+        """(dtype, shape) of each input `run_reference` takes: the graph's tensor inputs in
+        its layout (`graph_layout`), float32 for an integer graph's quantized inputs (which
+        `run_reference` quantizes)."""
+        func = next(op.operation for op in self.module.body.operations
+                    if op.operation.name == "func.func")
+        quantized = self.io_quantization[0]
+        specs = []
+        for i, arg in enumerate(func.regions[0].blocks[0].arguments):
+            tensor = ir.RankedTensorType(arg.type)
+            dtype = ("float32" if quantized and quantized[i] is not None
+                     else _DTYPE_NAMES.get(str(tensor.element_type), str(tensor.element_type)))
+            specs.append((dtype, tuple(tensor.shape)))
+        return specs
+
+    def run_reference(self, *inputs):
+        """Runs the flatbuffer on the TOSA reference model; inputs (tensors or numpy arrays,
+        one argument each) and outputs in the graph's layout (see `graph_layout`); returns
+        numpy outputs, which can be passed back as inputs (a streaming model's state). An
+        integer graph takes and returns floats: inputs are quantized and outputs dequantized
+        with the recorded parameters. Inputs are checked against `graph_inputs` first."""
+        layout = " (in the graph's layout: see nwc_io)" if any(self.nwc_io) else ""
+        check_inputs(inputs, self.graph_inputs, f"run_reference{layout}")
+        tensors = [to_array(t) for t in inputs]
         in_specs, out_specs = self.io_quantization
         if in_specs:
             tensors = [checking.quantize(t, spec) for t, spec in zip(tensors, in_specs)]
@@ -172,13 +199,30 @@ class CompiledModel:
             outputs = [checking.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
         return outputs
 
+    def float_snr_db(self, items: Sequence[tuple]) -> list[float]:
+        """Per output, the SNR in dB of the graph (on the reference model) against the float
+        model (the model itself for a float graph), over `items` (input tuples in PyTorch's
+        layout), signal and noise summed over every item."""
+        model = self._float_model if self._float_model is not None else self._model
+        if model is None:
+            raise Torch2TosaError("float_snr_db() needs the PyTorch model this was compiled from")
+        actual, expected = [], []
+        for item in items:
+            item = tuple(as_tensor(v) for v in item)
+            actual.append(self.run_reference(*[t for t in self.graph_layout(item)
+                                                if isinstance(t, torch.Tensor)]))
+            expected.append(self._eager_outputs(model, item))
+        return [checking.snr_db([e[k] for e in expected], [a[k] for a in actual])
+                for k in range(len(expected[0]))] if items else []
+
     def _eager_outputs(self, model: Callable, inputs) -> list:
         with torch.no_grad():
             outputs = checking.flatten_tensors(model(*inputs))
         return checking.to_numpy(self.graph_layout(outputs, outputs=True))
 
-    def check(self, *inputs: torch.Tensor, atol: float = 1e-5):
-        """Compares the reference model with eager PyTorch on `inputs` (default: the examples).
+    def check(self, *inputs, atol: float = 1e-5):
+        """Compares the reference model with eager PyTorch on `inputs` (default: the examples;
+        tensors or numpy arrays in PyTorch's layout, checked against the example inputs).
 
         A float graph: max abs error against the model, within `atol` (a CheckReport).
         An integer graph: quantization steps against the PT2E model, which emulates the
@@ -187,9 +231,12 @@ class CompiledModel:
         QuantizedCheckReport; `atol` does not apply)."""
         if self._model is None:
             raise Torch2TosaError("check() needs the PyTorch model this was compiled from")
-        inputs = inputs or self._example_inputs
+        if inputs:
+            check_inputs(inputs, [spec_of(v) for v in self._example_inputs], "check")
+        inputs = tuple(as_tensor(v) for v in inputs) or self._example_inputs
         start = time.perf_counter()
-        actual = self.run_reference(*self.graph_layout(inputs))
+        actual = self.run_reference(*[t for t in self.graph_layout(inputs)
+                                      if isinstance(t, torch.Tensor)])
         self.timings.append(("reference model", time.perf_counter() - start))
         expected = self._eager_outputs(self._model, inputs)
         out_specs = self.io_quantization[1]
@@ -199,6 +246,11 @@ class CompiledModel:
                   else self._eager_outputs(self._float_model, inputs))
         return checking.QuantizedCheckReport(checking.compare_quantized(actual, expected, out_specs,
                                                                 floats))
+
+
+# MLIR element types as numpy names them (what `graph_inputs` and its errors say).
+_DTYPE_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i1": "bool",
+                "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
 
 
 def generic_asm(module: ir.Module) -> str:
@@ -241,7 +293,8 @@ def _model_name(model) -> str:
     if isinstance(model, torch.export.ExportedProgram):
         return "ExportedProgram"
     if isinstance(model, torch.fx.GraphModule):  # its class is a generated GraphModuleImpl
-        return "GraphModule"
+        float_model = model.meta.get(graph_abi.FLOAT_MODEL_META)  # torch2tosa.quantize's
+        return "GraphModule" if float_model is None else type(float_model).__name__
     return type(model).__name__
 
 
@@ -254,7 +307,7 @@ def compile(
     gru_form: str = "unrolled",
     channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
-    progress: progress_.Progress | ProgressFn | None = None,
+    progress: progress_.Progress | ProgressFn | bool | None = None,
     serialize_during_validation: bool = False,
 ) -> CompiledModel:
     """Compiles `model` to TOSA. The model is never changed (not even switched to eval
@@ -262,6 +315,8 @@ def compile(
 
     model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
               or an ExportedProgram (its own example inputs are used when none are given).
+    name: the model's name (NAME.tosa, reproducers); default its class (a
+              `torch2tosa.quantize`d model's: the float model's).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
     target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256"
               (see target.py).
@@ -273,9 +328,11 @@ def compile(
               GRU's h0/h_n, a linear's output) keep PyTorch's layout. `check` permutes
               for you; `run_reference` takes the graph's layout (`nwc_io` says which).
     pipeline: pipeline elements to run instead of `pipeline.default_pipeline(...)`.
-    progress: a function `(stage, seconds)` called after each stage, or a
-              `torch2tosa.support.progress.Progress` (start, "still running", finish with op
-              counts, and notes such as the loop-form suggestion; see progress.py).
+    progress: None (default): a progress bar on stderr when stderr is a terminal and the
+              compile takes more than a few seconds (progress.AUTO_DELAY); True: a bar
+              always; False: none. Or a function `(stage, seconds)` called after each
+              stage, or a `torch2tosa.support.progress.Progress` (start, "still running",
+              finish with op counts, and notes such as the loop-form suggestion).
     serialize_during_validation: start the `.tosa` translator (a separate process) when
               the pipeline reaches validation, so the two run at the same time; for
               callers that will save the model. The bytes are the same.
@@ -293,13 +350,31 @@ def compile(
     options = default_pipelines.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
                                  target=tosa_target)
     steps = list(pipeline) if pipeline is not None else default_pipelines.default_pipeline(options)
-    reporter = _Recorder(progress_.as_progress(progress), steps)
+    if pipeline is None:
+        _check_fits_target(model, name, tosa_target, example_inputs)
+    bar = None
+    if progress is None or isinstance(progress, bool):
+        if progress_.wants_bar(progress):
+            stages = 1 + len(runner.resolve(parse_pipeline(",".join(steps)), merge_upstream=False))
+            bar = progress_.BarProgress(progress, stages, f"compile {name}")
+        progress = bar
+    try:
+        return _compile(model, example_inputs, name, tosa_target, options, steps,
+                        pipeline is None, _Recorder(progress_.as_progress(progress), steps),
+                        serialize_during_validation)
+    finally:
+        if bar is not None:
+            bar.close()
 
+
+def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Target,
+             options: default_pipelines.PipelineOptions, steps: list[str], default_steps: bool,
+             reporter: "_Recorder", serialize_during_validation: bool) -> CompiledModel:
     context = new_context()
     with progress_.stage(reporter, "import"):
         module = import_model(model, example_inputs, context, keep_ops=runner.owned_aten_ops(steps),
                               claims=runner.aten_claims(steps))
-    if pipeline is None and tosa_target.is_int and _has_int16_values(module):
+    if default_steps and tosa_target.is_int and _has_int16_values(module):
         steps = default_pipelines.default_pipeline(dataclasses.replace(options, int16=True))
     transform, validation = (_split_validation(steps) if serialize_during_validation
                              else (steps, []))
@@ -316,9 +391,52 @@ def compile(
                 raise
     return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
-                         channels_last_io=channels_last_io, target=tosa_target,
+                         channels_last_io=options.channels_last_io, target=tosa_target,
                          _float_model=getattr(model, "meta", {}).get(graph_abi.FLOAT_MODEL_META),
                          notes=reporter.notes, _pending_flatbuffer=pending)
+
+
+def _check_fits_target(model, name: str, target: targets.Target, example_inputs: tuple) -> None:
+    """One line, before any work, when the model and the target's profile do not go together:
+    a quantized model for a float target, a float model for an INT target, or a model that
+    torch2tosa.quantize left partly in float (naming those ops, the model's code first)."""
+    int_targets = ", ".join(t.name for t in targets.TARGETS.values() if t.is_int)
+    quantized = is_quantized(model)
+    if quantized and not target.is_int:
+        raise Torch2TosaError(
+            f"{name} is quantized (it holds quantize/dequantize ops) and target "
+            f"'{target.name}' runs float graphs (TOSA PRO-FP): compile it for an INT target "
+            f"({int_targets}), or compile the float model for '{target.name}'")
+    if not target.is_int:
+        return
+    if not quantized:
+        raise Torch2TosaError(
+            f"{name} is a float model and target '{target.name}' runs quantized models "
+            f"(TOSA PRO-INT): quantize it first with torch2tosa.quantize(model, calibration) "
+            f"(torch2tosa-compile: --calibration DATA)")
+    meta = getattr(model, "meta", {})
+    left = meta.get(graph_abi.LEFT_FLOAT_META)
+    if left:
+        raise Torch2TosaError(left_in_float_message(left, target))
+    quantized_for = meta.get(graph_abi.QUANTIZED_FOR_META)
+    if quantized_for is not None:
+        check_inputs(example_inputs, quantized_for,
+                     "example inputs (the model was quantized for the calibration's shapes)")
+
+
+def left_in_float_message(left: list[dict], target: targets.Target) -> str:
+    """What compile says about the ops torch2tosa.quantize left in float (graph_abi)."""
+    first, rest = left[0], left[1:]
+    where = ": ".join(part for part in (first["line"], first["module"]) if part)
+    message = (f"{where + ': ' if where else ''}{first['op']} has no TOSA INT lowering in "
+               f"torch2tosa yet, so torch2tosa.quantize left it in float, which target "
+               f"'{target.name}' cannot run (TOSA PRO-INT has no float ops)")
+    if rest:
+        shown = [f"{r['module'] or r['op']}"
+                 + (f" at {Path(r['line']).name}" if r["line"] else "") for r in rest[:3]]
+        more = f" and {len(rest) - 3} more" if len(rest) > 3 else ""
+        message += f"; also left in float: {', '.join(shown)}{more}"
+    return message
 
 
 def _split_validation(steps: list[str]) -> tuple[list[str], list[str]]:

@@ -117,14 +117,21 @@ def compare_quantized(actual: Sequence[np.ndarray], emulated: Sequence[np.ndarra
         steps = np.rint(np.abs(a.astype(np.float64) - e.astype(np.float64)) / step)
         float_err = snr = None
         if floats is not None:
-            f = floats[i].astype(np.float64)
-            noise = np.sum((f - a.astype(np.float64)) ** 2)
-            float_err = float(np.abs(f - a).max()) if a.size else 0.0
-            snr = float("inf") if noise == 0 else float(10 * np.log10(np.sum(f ** 2) / noise))
+            float_err = float(np.abs(floats[i] - a).max()) if a.size else 0.0
+            snr = snr_db([floats[i]], [a])
         report.append(QuantizedComparison(
             i, tuple(e.shape), float(steps.max()) if steps.size else 0.0,
             float(np.mean(steps <= 1)) if steps.size else 1.0, float_err, snr))
     return report
+
+
+def snr_db(reference: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> float:
+    """10 log10(sum ref^2 / sum (ref - actual)^2), the sums over every element of every pair
+    (inf when they are equal): the SNR of `actual` against `reference` over several inputs."""
+    signal = sum(float(np.sum(r.astype(np.float64) ** 2)) for r in reference)
+    noise = sum(float(np.sum((r.astype(np.float64) - a.astype(np.float64)) ** 2))
+                for r, a in zip(reference, actual))
+    return float("inf") if noise == 0 else float(10 * np.log10(signal / noise))
 
 
 @dataclass

@@ -9,6 +9,11 @@ the quantizer write and the API (`CompiledModel`) reads back.
                          zero_point, type} (convert-io-to-integer), or a unit for a float one
     GraphModule meta     torch2tosa_float_model: the float model a `torch2tosa.quantize`d
                          model came from, which `check` measures the quantization error against
+                         torch2tosa_left_float: the ops it left in float, which an INT target
+                         cannot run ({"op": "aten.lstm.input", "where": "file:line: self.x
+                         (LSTM)"}, in graph order; `compile` names them)
+                         torch2tosa_quantized_for: (dtype, shape) of each input the model was
+                         exported for when it was quantized (the calibration's)
     recurrent forms      how compile(gru_form=...) builds every recurrent layer
 
 A lower layer writes these, a higher one reads them: both import the names from here.
@@ -25,6 +30,8 @@ NWC_PERMUTATION = (0, 2, 1)  # N,C,W <-> N,W,C
 IO_QUANTIZATION = "torch2tosa.io_quantization"
 
 FLOAT_MODEL_META = "torch2tosa_float_model"
+LEFT_FLOAT_META = "torch2tosa_left_float"
+QUANTIZED_FOR_META = "torch2tosa_quantized_for"
 
 # unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer
 RECURRENT_FORMS = ("unrolled", "loop")

@@ -193,7 +193,8 @@ def test_decompose_gru_training_dropout_is_a_clear_error(monkeypatch):
     with ctx, pytest.raises(torch2tosa.Torch2TosaError) as err:
         pl.run_pipeline(module, steps)
     message = str(err.value)
-    assert "error: aten.gru.input: training mode with dropout=0.5 between layers" in message
+    assert "error: self.gru (GRU): aten.gru.input: training mode with dropout=0.5 between layers" \
+        in message
     assert "(num_layers=2, bidirectional=False, bias=True, batch_first=True" in message
     assert "rnn.py:" in message  # the GRU call's own location
     assert "reproduce with:\n  torch2tosa-opt --pass-pipeline='builtin.module(decompose-gru" in message

@@ -94,7 +94,7 @@ def test_decompose_lstm_training_dropout_is_a_clear_error():
     with pytest.raises(torch2tosa.Torch2TosaError) as err:
         torch2tosa.compile(model.train(), inputs)
     message = str(err.value)
-    assert "aten.lstm.input in self.rnn (LSTM): dropout=0.5 between layers" in message
+    assert "self.rnn (LSTM): aten.lstm.input: dropout=0.5 between layers" in message
     assert "models.py:" in message  # the model's own source line
 
 

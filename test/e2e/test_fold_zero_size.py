@@ -49,6 +49,7 @@ def test_fold_zero_size_used_empty_value_is_one_line():
     with pytest.raises(torch2tosa.Torch2TosaError) as info:
         torch2tosa.compile(EmptyResult().eval(), (torch.randn(2, 3),))
     assert str(info.value) == (
-        f"{HERE}:{number}: aten.slice.Tensor makes a tensor of shape (2, 0): TOSA has no "
+        f"{HERE}:{number}: self (EmptyResult): aten.slice.Tensor makes a tensor of shape (2, 0): "
+        f"TOSA has no "
         f"zero-element tensors (every dimension of a TOSA tensor is >= 1); torch2tosa folds "
         f"one away only where a concatenation drops it")

@@ -204,14 +204,14 @@ def test_io_quantization_is_recorded_and_applied_tosa_INT():
     assert np.allclose(floats, (codes - out["zero_point"]) * out["scale"], atol=1e-6)
 
 
-def test_float_model_with_int_target_names_the_first_float_op_tosa_INT():
+def test_float_model_with_int_target_says_to_quantize_it_tosa_INT():
     model, inputs = examples.get("conv1d_stride").build()
     with pytest.raises(Torch2TosaError) as err:
         torch2tosa.compile(model, inputs, target="ethos-u55-128")
     message = str(err.value)
-    assert "error: 'aten.convolution' computes in floating point, which the TOSA INT profile " \
-           "cannot run (the model is not quantized); quantize the model with " \
-           "torch2tosa.quantize(model, calibration) first" in message
+    assert message == ("Conv1d is a float model and target 'ethos-u55-128' runs quantized models "
+                       "(TOSA PRO-INT): quantize it first with torch2tosa.quantize(model, "
+                       "calibration) (torch2tosa-compile: --calibration DATA)")
     assert "Traceback" not in message
 
 

@@ -58,10 +58,9 @@ def test_serialize_pieces_run_on_the_reference_model():
 
 
 def test_serialize_pieces_int_graph_joins_to_the_whole_translation(tmp_path):
-    from torch2tosa.tools.compile_main import quantize_example
-
-    model, inputs = torch2tosa.examples.get("gru").build()
-    quantized = quantize_example("gru", model, inputs, "a8w8")
+    example = torch2tosa.examples.get("gru")
+    model, inputs = example.build()
+    quantized = torch2tosa.quantize(model, example.calibration(inputs), "a8w8")
     compiled = torch2tosa.compile(quantized, inputs, target="tosa-int")
     assert pieces_of(compiled.module, 5) > 1
     whole = flatbuffer.PendingFlatbuffer(compiled.module, piece_ops=WHOLE).result()

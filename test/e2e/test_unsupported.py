@@ -138,7 +138,8 @@ class Branch(nn.Module):
 
 def test_unsupported_data_dependent_shape():
     assert _error(Positive(), (torch.randn(2, 3),)) == (
-        f"{_line_of('return x[x > 0] * 2')}: aten.index.Tensor: the shape depends on the values "
+        f"{_line_of('return x[x > 0] * 2')}: self (Positive): aten.index.Tensor: the shape "
+        f"depends on the values "
         f"of the input (a data-dependent shape), which TOSA cannot express: TOSA tensors have "
         f"static shapes")
 
@@ -193,7 +194,8 @@ def test_unsupported_int64_computation_is_one_error_on_the_model_line():
         torch2tosa.compile(IndexByInput().eval(), inputs)
     lines = str(info.value).splitlines()
     assert [line for line in lines if "error:" in line] == [lines[0]]
-    assert lines[0].startswith(f"{_line_of('return x[:, index]')}:0: error: 'tosa.")
+    assert lines[0].startswith(f"{_line_of('return x[:, index]')}: error: self (IndexByInput): "
+                               f"'tosa.")
     assert lines[0].endswith(
         "computes in int64, which TOSA 1.0 does not have (PyTorch computes indices and integer "
         "arithmetic in int64 here and torch2tosa could not make them constants); compute these "

@@ -50,10 +50,10 @@ def _drop_empty_operands(node: torch.fx.Node) -> bool:
     return True
 
 
-def fold_zero_size(gm: torch.fx.GraphModule, node_source_line) -> int:
+def fold_zero_size(gm: torch.fx.GraphModule, origin) -> int:
     """Drops zero-element operands of `aten.cat` and the zero-element values left unused;
     raises Torch2TosaError for a zero-element value still used. Returns how many
-    concatenations changed. `node_source_line(node)` gives a node's model line or None."""
+    concatenations changed. `origin(node)` gives a node's model line and module, or None."""
     graph = gm.graph
     if not any(n.op == "call_function" and _empty(n) for n in graph.nodes):
         return 0
@@ -69,7 +69,7 @@ def fold_zero_size(gm: torch.fx.GraphModule, node_source_line) -> int:
     graph.eliminate_dead_code()
     for node in graph.nodes:
         if node.op == "call_function" and _empty(node):
-            where = node_source_line(node)
+            where = origin(node)
             shape = tuple(node.meta["val"].shape)
             raise Torch2TosaError(f"{where + ': ' if where else ''}{node.target} makes a "
                                   f"tensor of shape {shape}: {NO_ZERO_SIZE}")

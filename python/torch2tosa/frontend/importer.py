@@ -27,13 +27,13 @@ import numpy as np
 import torch
 from torch_mlir import ir
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
-from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
+from torch_mlir.extras.fx_importer import ContextCache, FxImporter, FxImporterHooks
 
 from ..support.diagnostics import Torch2TosaError
 from . import audio_decompositions, decompositions, fold_constants, unsupported
 from . import recurrent_export as rnn_export
 from .fold_zero_size import fold_zero_size
-from .unsupported import node_source_line
+from .unsupported import node_module, node_origin
 
 
 @contextlib.contextmanager
@@ -72,18 +72,25 @@ def _replay_stderr(text: str, partial_graph) -> None:
         sys.stderr.write(text + "\n")
 
 
+def is_qdq(node: torch.fx.Node) -> bool:
+    """Whether `node` is a PT2E quantize or dequantize op."""
+    return (node.op == "call_function"
+            and getattr(node.target, "namespace", None) == "quantized_decomposed")
+
+
+def is_quantized(model) -> bool:
+    """Whether `model` (an nn.Module, GraphModule or ExportedProgram) holds PT2E
+    quantize/dequantize ops, in itself or in a submodule."""
+    if isinstance(model, torch.export.ExportedProgram):
+        graphs = [model.graph]
+    else:
+        graphs = [m.graph for m in model.modules() if isinstance(m, torch.fx.GraphModule)]
+    return any(is_qdq(node) for graph in graphs for node in graph.nodes)
+
+
 # --- training-mode behaviour -------------------------------------------------------------
 
 _RANDOM_OPS = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal")
-
-
-def _module_of(node: torch.fx.Node) -> str:
-    stack = node.meta.get("nn_module_stack") or {}
-    if not stack:
-        return ""
-    path, kind = list(stack.values())[-1]
-    kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) else getattr(kind, "__name__", "")
-    return f" in self.{path} ({kind})" if path else ""
 
 
 def _training_behaviour(node: torch.fx.Node) -> str | None:
@@ -120,10 +127,9 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
         why = _training_behaviour(node)
         if why is None:
             continue
-        where = node_source_line(node)
+        where = node_origin(node)
         raise Torch2TosaError(
-            f"{where + ': ' if where else ''}{rnn_export.aten_target(node.target)}"
-            f"{_module_of(node)}: {why}, which a "
+            f"{where + ': ' if where else ''}{rnn_export.aten_target(node.target)}: {why}, which a "
             f"TOSA inference graph cannot reproduce; call model.eval() before compiling "
             f"(torch2tosa does not change your model's mode)")
 
@@ -179,6 +185,29 @@ def _builtin_tensor_type(t: torch.Tensor) -> ir.Type:
     return ir.Type.parse(f"tensor<{dims + 'x' if dims else ''}{_NP_OF[t.dtype]}>")
 
 
+class _ModuleNamedLocations(ContextCache):
+    """torch-mlir's per-context cache, whose `get_node_location` makes each op's location
+    (the call stack torch.export recorded), with that location wrapped in a NameLoc naming
+    the module of the model that made the node (`node_module`): what diagnostics print
+    first (support/diagnostics.py). Passes build at the location of the op they rewrite,
+    so the name reaches the TOSA ops too."""
+
+    def get_node_location(self, node: torch.fx.Node) -> ir.Location | None:
+        loc = super().get_node_location(node)
+        module = node_module(node)
+        if loc is None or module is None:
+            return loc
+        return ir.Location.name(module, childLoc=loc, context=self._c)
+
+
+def _new_importer(context: ir.Context) -> FxImporter:
+    importer = FxImporter(context=context, hooks=_DenseLiteralHooks())
+    # FxImporter takes no ContextCache argument: it makes its own (torch-mlir is pinned, and
+    # test_own_model.py checks that imported ops carry the module's name).
+    importer._cc = _ModuleNamedLocations(context, py_attr_tracker=importer._py_attr_tracker)
+    return importer
+
+
 def _lift_list_parameters(prog: torch.export.ExportedProgram) -> None:
     """Replaces lifted parameters/buffers used inside list arguments by `get_attr` nodes."""
     sig = prog.graph_signature
@@ -223,7 +252,7 @@ def import_model(
     unsupported.check_exported(prog)
     check_inference_graph(prog)
     declined = decompositions.mark_declined(prog, claims or {})
-    audio_decompositions.check_graph(prog, node_source_line)
+    audio_decompositions.check_graph(prog, node_origin)
     try:
         with _known_export_noise_silenced():
             prog = prog.run_decompositions(decomposition_table(keep_ops))
@@ -234,10 +263,10 @@ def import_model(
     finally:
         for node in declined:  # a given program does not change
             del node.meta[decompositions.DECLINED]
-    fold_zero_size(prog.graph_module, node_source_line)
+    fold_zero_size(prog.graph_module, node_origin)
     fold_constants.fold_constant_subgraphs(prog.graph_module)
     _lift_list_parameters(prog)
-    importer = FxImporter(context=context, hooks=_DenseLiteralHooks())
+    importer = _new_importer(context)
     try:
         importer.import_frozen_program(prog, func_name=func_name)
     except Exception as e:

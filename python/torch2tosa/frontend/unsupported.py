@@ -29,7 +29,7 @@ import torch
 from torch.nn.utils.rnn import PackedSequence
 from torch.overrides import TorchFunctionMode
 
-from ..support.diagnostics import Torch2TosaError, _torch_dir, model_frame
+from ..support.diagnostics import Torch2TosaError, _torch_dir, model_frame, module_label
 
 COMPLEX = ("complex tensors are not supported by TOSA; compute the STFT outside the model "
            "or use a Conv1d filterbank")
@@ -76,6 +76,35 @@ def node_source_line(node: torch.fx.Node) -> str | None:
     return None if frame is None else f"{frame[0]}:{frame[1]}"
 
 
+def node_module(node: torch.fx.Node) -> str | None:
+    """`self.encoder.gru (GRU)`: the innermost module of the model whose forward made `node`
+    (torch.export's `nn_module_stack`), or None. Re-exporting a quantized GraphModule keeps
+    the original modules on the model's nodes and puts its quantize/dequantize nodes in
+    torch.export's own wrapper module, which is not the model's: None for those."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return None
+    path, kind = list(stack.values())[-1]
+    qualified = kind if isinstance(kind, str) else f"{kind.__module__}.{kind.__qualname__}"
+    if qualified.startswith("torch.export.") or qualified.startswith("torch._export."):
+        return None
+    return module_label(path, qualified.rsplit(".", 1)[-1])
+
+
+def node_user_line(node: torch.fx.Node) -> str | None:
+    """`node_source_line` when it is the model's own code, None when it is PyTorch's (a
+    layer of torch.nn used through torch.nn's containers: no line of the user's made it)."""
+    line = node_source_line(node)
+    return None if line is None or line.startswith(_torch_dir()) else line
+
+
+def node_origin(node: torch.fx.Node) -> str | None:
+    """`file:line: self.encoder.gru (GRU)` (either part when known, else None): what an
+    error about `node` starts with, the model's code first."""
+    parts = [part for part in (node_user_line(node), node_module(node)) if part]
+    return ": ".join(parts) if parts else None
+
+
 def _has_complex(value) -> bool:
     if isinstance(value, torch.Tensor):
         return value.is_complex()
@@ -96,9 +125,9 @@ def check_exported(prog: torch.export.ExportedProgram) -> None:
             continue
         value = node.meta.get("val")
         if _has_complex(value):
-            raise Torch2TosaError(f"{_prefix(node_source_line(node))}{node.target}: {COMPLEX}")
+            raise Torch2TosaError(f"{_prefix(node_origin(node))}{node.target}: {COMPLEX}")
         if _has_symbolic_shape(value):
-            raise Torch2TosaError(f"{_prefix(node_source_line(node))}{node.target}: {DATA_DEPENDENT}")
+            raise Torch2TosaError(f"{_prefix(node_origin(node))}{node.target}: {DATA_DEPENDENT}")
 
 
 class ComplexTensorsRejected(TorchFunctionMode):

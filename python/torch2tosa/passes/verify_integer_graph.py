@@ -66,11 +66,16 @@ def run(op, options: dict, diagnostics: Diagnostics) -> None:
     bad, quantized = scan(op)
     if bad is None:
         return
-    why = ("the quantizer left this op unquantized between quantized ops" if quantized
-           else "the model is not quantized")
+    # "Quantize first" only when nothing is: a partly quantized model was quantized, and
+    # its quantizer left this op in float (torch2tosa.quantize annotates every op that has
+    # an INT lowering; compile names what it left in float before this pass runs).
+    why = ("the model is quantized but this op is not: the quantizer left it in float; "
+           "torch2tosa.quantize quantizes every op that torch2tosa has an INT lowering for"
+           if quantized else "the model is not quantized; quantize it with "
+           "torch2tosa.quantize(model, calibration) first")
     diagnostics.error(bad.location, (
-        f"'{_op_name(bad)}' computes in floating point, which the TOSA INT profile cannot run "
-        f"({why}); quantize the model with torch2tosa.quantize(model, calibration) first"))
+        f"'{_op_name(bad)}' computes in floating point, which the TOSA INT profile cannot "
+        f"run ({why})"))
 
 
 PASS = PassInfo(

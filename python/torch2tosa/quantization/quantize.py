@@ -9,39 +9,56 @@ which the importer turns into torch-dialect MLIR for the INT lowering.
 prepare_pt2e folds a BatchNorm that follows a convolution or linear into its weights
 (torchao.quantization.pt2e.utils._fuse_conv_bn_) before annotating, so the folded
 weights are what gets quantized.
+
+TosaQuantizer annotates every op that torch2tosa has an INT lowering for; what it leaves
+in float is recorded on the result (`left_in_float`), so that compiling it for an INT
+target names those ops, their modules and the model's lines, before any lowering runs.
+The calibration is checked first: a list of input tuples (tensors or numpy arrays), all
+of item 0's dtypes and shapes, finite.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable
 
+import numpy as np
 import torch
 from torch import nn
 
-from ..frontend.importer import export
-from ..frontend.inputs import example_input_tuple
-from ..graph_abi import FLOAT_MODEL_META
+from ..frontend.importer import export, is_qdq, is_quantized
+from ..frontend.inputs import (check_finite, check_inputs, describe, example_input_tuple,
+                               spec_of)
+from ..frontend.unsupported import node_module, node_user_line
+from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
+from ..support import progress as progress_
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import torchao_quiet
 from .gru_calibration import calibrate
-from .quantizer import TosaQuantizer, get_scheme
+from .quantizer import SHARED_OPS, TosaQuantizer, get_scheme
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
 
-def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
-             ) -> torch.fx.GraphModule:
+def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8", *,
+             progress: bool | None = None) -> torch.fx.GraphModule:
     """Quantizes `model` for TOSA INT; `calibration` is a list of input tuples (a lone tensor
-    counts as a 1-tuple), all of the shapes the model is exported for (the first item's).
+    or numpy array counts as a 1-tuple), all of the dtypes and shapes the model is exported
+    for (the first item's).
 
     The model is not modified (not even put in eval mode: one in training mode with dropout
     or batch norm is refused). The returned GraphModule keeps a reference to it in
-    `meta["torch2tosa_float_model"]`, which `CompiledModel.check` compares against.
+    `meta["torch2tosa_float_model"]`, which `CompiledModel.check` compares against, and
+    records what it left in float (see graph_abi.py).
+
+    progress: a bar over the calibration items on stderr; None (default) shows it when
+    stderr is a terminal and calibration takes more than a few seconds.
     """
     scheme_name = get_scheme(scheme).name
-    items = [_as_tuple(item) for item in calibration]
-    if not items:
-        raise Torch2TosaError("quantize needs at least one calibration item (a tuple of inputs)")
+    items = calibration_items(calibration)
+    if is_quantized(model):
+        original = getattr(model, "meta", {}).get(FLOAT_MODEL_META, model)
+        raise Torch2TosaError(f"{type(original).__name__} is already quantized (it holds "
+                              f"quantize/dequantize ops): compile it for an INT target as it is")
     training = sorted({type(m).__name__ for m in model.modules()
                        if m.training and isinstance(m, _TRAINING_ONLY)})
     if training:
@@ -55,24 +72,87 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
         prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
-        with torch.no_grad():
+        with torch.no_grad(), progress_.bar(progress, len(items), "calibrate",
+                                            "item") as advance:
             for i, item in enumerate(items):
                 try:
                     calibrate(prepared, item)
                 except Exception as e:
-                    shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor)
-                                       else type(t).__name__ for t in item)
                     raise Torch2TosaError(
-                        f"calibration item {i} (shapes {shapes}) does not run on the model "
-                        f"exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
+                        f"calibration item {i} ({', '.join(describe(t) for t in item)}) does "
+                        f"not run on the model exported for item 0: {type(e).__name__}: "
+                        f"{_one_line(str(e))}") from None
+                advance()
         converted = convert_pt2e(prepared)
     # compile(converted).check() measures the quantization error against the float model.
     converted.meta[FLOAT_MODEL_META] = model
+    converted.meta[LEFT_FLOAT_META] = left_in_float(converted)
+    converted.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in items[0]]
     return converted
 
 
-def _as_tuple(item) -> tuple:
-    return example_input_tuple(item, "a calibration item")
+def calibration_items(calibration: Iterable[Any]) -> list[tuple]:
+    """The calibration as a list of input tuples, checked: not one tensor (iterating it
+    would calibrate on its rows), every item of item 0's dtypes and shapes, finite."""
+    if isinstance(calibration, (torch.Tensor, np.ndarray)):
+        raise Torch2TosaError(
+            f"calibration is one tensor ({describe(calibration)}), not a list of input tuples: "
+            f"pass [(x,)] for one item, or [(x,) for x in batches] for several")
+    try:
+        items = list(calibration)
+    except TypeError:
+        raise Torch2TosaError(f"calibration must be a list of input tuples, got "
+                              f"{type(calibration).__name__}") from None
+    if not items:
+        raise Torch2TosaError("quantize needs at least one calibration item (a tuple of inputs)")
+    items = [example_input_tuple(item, f"calibration item {i}") for i, item in enumerate(items)]
+    first = [spec_of(v) for v in items[0]]
+    for i, item in enumerate(items):
+        check_inputs(item, first, f"calibration item {i} (every item has item 0's shapes)")
+        check_finite(item, f"calibration item {i}")
+    return items
+
+
+# Ops that read only their input's shape (a GRU's zero state): nothing computed in float.
+_SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones",
+               "new_full", "new_empty", "sym_size", "size")
+
+
+def left_in_float(converted: torch.fx.GraphModule) -> list[dict]:
+    """The ops of a converted model that compute in float, in graph order: ops TosaQuantizer
+    did not annotate (it annotates every op torch2tosa lowers to INT) that read or make a
+    float value computed from the model's inputs. A view or activation (SHARED_OPS) of such
+    an op is not listed: it follows its input, quantized once that is.
+    Each: {"op": "aten.layer_norm.default", "line": "file:line" or None,
+    "module": "self.norm (LayerNorm)" or None}."""
+    float_nodes, left = set(), []
+    for node in converted.graph.nodes:
+        if node.op != "call_function" or is_qdq(node) or _annotated(node):
+            continue
+        inputs = [a for a in node.all_input_nodes if a.op != "get_attr"]
+        float_inputs = [a for a in inputs if _holds_float(a)]
+        if not (float_inputs or (inputs and _holds_float(node))):
+            continue
+        if getattr(node.target, "_opname", None) in _SHAPE_ONLY:
+            continue
+        float_nodes.add(node)
+        if node.target in SHARED_OPS and all(a in float_nodes for a in float_inputs):
+            continue
+        left.append({"op": str(node.target), "line": node_user_line(node), "module": node_module(node)})
+    return left
+
+
+def _annotated(node: torch.fx.Node) -> bool:
+    from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
+
+    annotation = node.meta.get(Q_ANNOTATION_KEY)
+    return annotation is not None and annotation._annotated
+
+
+def _holds_float(node: torch.fx.Node) -> bool:
+    val = node.meta.get("val")
+    values = val if isinstance(val, (tuple, list)) else [val]
+    return any(isinstance(v, torch.Tensor) and v.is_floating_point() for v in values)
 
 
 def _one_line(message: str) -> str:

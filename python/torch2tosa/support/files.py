@@ -1,5 +1,6 @@
 """Writing output files as MLIR tools do: atomically, never half-written, never damaging a
-file we were not asked to replace (a symlink stays a link; a device is written through)."""
+file we were not asked to replace (a symlink stays a link; a device is written through).
+And finding input data files (`data_files`: a file, or a directory of them)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,26 @@ from .diagnostics import Torch2TosaError
 
 class OutputError(Torch2TosaError):
     pass
+
+
+def data_files(data: str | os.PathLike, suffixes: tuple[str, ...], what: str) -> list[Path]:
+    """The files `data` names: itself if it is a file with one of `suffixes`, else every such
+    file in the directory it is, in name order; one-line errors for a missing path, another
+    suffix, a directory without such a file. Needs no torch (the compile command checks
+    --calibration before importing it)."""
+    path = Path(data)
+    kinds = " or ".join(filter(None, (", ".join(suffixes[:-1]), suffixes[-1])))
+    if not path.exists():
+        raise Torch2TosaError(f"{what} '{data}' does not exist")
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix in suffixes and p.is_file())
+        if not files:
+            raise Torch2TosaError(f"{what} directory '{data}' holds no {kinds} file")
+        return files
+    if path.suffix not in suffixes:
+        raise Torch2TosaError(f"{what} '{data}': expected a file ending in {kinds}, or a "
+                              f"directory of them")
+    return [path]
 
 
 def check_output_dir(directory: str | os.PathLike) -> None:

@@ -12,6 +12,12 @@ The timer thread needs the GIL: the pipeline runs upstream MLIR passes with the 
 released (see `mlir_run.py`), and serialization waits on a subprocess, so the long
 stages report while they run. The TOSA reference model keeps the GIL: nothing is
 reported while it runs.
+
+The compile command prints a line per stage (`StderrProgress`). The Python API shows one
+tqdm bar instead (`BarProgress` for compile's stages, `bar` for quantize's calibration
+items) when asked (`progress=True`) or, by default (`progress=None`), when stderr is a
+terminal: then the bar appears only once the work has taken AUTO_DELAY seconds, so a
+short compile prints nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
+
+# Seconds before a bar the API shows by default (stderr a terminal, progress=None) appears.
+AUTO_DELAY = 3.0
 
 # The plain form the Python API has always taken: progress(stage, seconds), after each stage.
 ProgressFn = Callable[[str, float], None]
@@ -137,3 +146,58 @@ def stage(progress: Progress, name: str, ops: Callable[[], int] | None = None) -
             heartbeat.stop()
     seconds = time.perf_counter() - start
     progress.finished(name, seconds, ops() if ops is not None and progress.count_ops else None)
+
+
+def wants_bar(progress: bool | None) -> bool:
+    """progress=True: a bar; False: none; None: a bar when stderr is a terminal."""
+    if progress is None:
+        return sys.stderr.isatty()
+    return bool(progress)
+
+
+def _tqdm(progress: bool | None, total: int, description: str, unit: str):
+    from tqdm import tqdm  # imported only when a bar is shown
+
+    return tqdm(total=total, desc=description, unit=f" {unit}", file=sys.stderr,
+                delay=AUTO_DELAY if progress is None else 0.0, dynamic_ncols=True)
+
+
+class BarProgress(Progress):
+    """One tqdm bar over a known number of stages (a compile's import and pipeline stages),
+    showing the stage that runs; refreshed every second so the elapsed time moves during a
+    long stage. Notes are printed above the bar."""
+
+    heartbeat = 1.0
+
+    def __init__(self, progress: bool | None, total: int, description: str):
+        self._bar = _tqdm(progress, total, description, "stages")
+
+    def started(self, stage: str) -> None:
+        self._bar.set_postfix_str(stage.partition("{")[0])  # the pass, without its options
+
+    def still_running(self, stage: str, seconds: float) -> None:
+        self._bar.refresh()
+
+    def finished(self, stage: str, seconds: float, ops: int | None) -> None:
+        self._bar.update(1)
+
+    def note(self, message: str) -> None:
+        self._bar.write(f"torch2tosa: note: {message}", file=sys.stderr)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+@contextmanager
+def bar(progress: bool | None, total: int, description: str,
+        unit: str) -> Iterator[Callable[[], None]]:
+    """A tqdm bar over `total` items if `wants_bar(progress)`; yields the function that
+    advances it by one (a no-op without a bar)."""
+    if not wants_bar(progress):
+        yield lambda: None
+        return
+    shown = _tqdm(progress, total, description, unit)
+    try:
+        yield lambda: shown.update(1)
+    finally:
+        shown.close()

@@ -2,17 +2,26 @@
 
     torch2tosa-compile gru_bidirectional -o out --check
     torch2tosa-compile path/to/model.py:make_model --name kws -o out
+    torch2tosa-compile model.py:make_model --target ethos-u55-128 --calibration calib.npz
     torch2tosa-compile --list-examples
 
 MODEL is a bundled example name or `file.py:factory`, where `factory()` returns
 `(model, example_inputs)`: an nn.Module (or a quantized GraphModule from
 torch2tosa.quantize, or an ExportedProgram) and a tuple of example inputs (a lone tensor
-is taken as a 1-tuple).
+is taken as a 1-tuple). `file.py` alone lists the functions the file defines.
 
---target tosa-int / ethos-u55-128 / ethos-u85-256 compiles integer TOSA: a bundled
-example is quantized first (--scheme, with its calibration inputs); a model from a file
-must already be quantized. For an Ethos-U target, Vela then compiles the .tosa and its
-summary is printed (--system-config and --memory-mode override Arm's defaults).
+--target tosa-int / ethos-u55-128 / ethos-u85-256 compiles integer TOSA. A float model is
+quantized first (--scheme) with --calibration DATA: an .npz file holding one array per
+model input with the items stacked on the first axis (recommended), an .npy file (one
+input), a .pt file of a list of input tuples, a directory of such files, or
+`file.py:function` returning a list of input tuples. The last fifth of DATA's items (at
+least one) is held out: the summary gives the SNR against the float model on those. A
+bundled example is quantized with its own calibration unless DATA is given; a factory may
+also return an already quantized model. For an Ethos-U target, Vela then compiles the
+.tosa and its summary is printed (--system-config and --memory-mode override Arm's
+defaults). docs/your-model.md walks through all of it.
+
+A flag that does not apply to the given model and target is an error, never ignored.
 
 A model file runs as `python file.py` would run it: its folder comes first on the import
 path, so it can import a module beside it.
@@ -22,16 +31,22 @@ NAME.mlir is in MLIR's generic op form, which MLIR tools built on other LLVM gen
 readable custom form.
 
 Exit status: 0 success (also --list-examples), 1 error or a failed --check (NAME.tosa and
-NAME.mlir are kept for inspection), 2 usage error (no MODEL at all is one: the usage and the
-examples, then the error, on stderr), 130 interrupted (no output file is left half-written).
+NAME.mlir are kept for inspection), 2 usage error (the command line is wrong: a bad or
+missing argument, a flag that does not apply to this model or target; no MODEL at all
+prints the usage and the examples, then the error, on stderr), 130 interrupted (no output
+file is left half-written).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import math
 import sys
+import sysconfig
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 # Only what parsing and checking the command line needs: torch (seconds to import) and the
@@ -39,23 +54,164 @@ from pathlib import Path
 from .. import target as targets
 from ..graph_abi import RECURRENT_FORMS
 from ..support.diagnostics import Torch2TosaError, check_file_stem
-from ..support.files import check_output_dir
+from ..support.files import check_output_dir, data_files
 from ..support.progress import StderrProgress, stage
 
 
 FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
+SCHEMES = ("a8w8", "a16w8")  # quantization.SCHEMES, without importing torchao to parse flags
+# calibration_data.SUFFIXES and WHAT, likewise (test_own_model.py checks they agree)
+CALIBRATION_SUFFIXES = (".npz", ".npy", ".pt")
+CALIBRATION_WHAT = "calibration data"
+DEFAULTS = {"scheme": "a8w8", "gru_form": "unrolled", "atol": 1e-5, "progress_interval": 10.0}
+# torch's recurrent aten ops, which --gru-form applies to
+RECURRENT_OPS = {"gru", "lstm", "rnn_tanh", "rnn_relu", "gru_cell", "lstm_cell", "rnn_tanh_cell",
+                 "rnn_relu_cell"}
+
+
+class UsageError(Torch2TosaError):
+    """The command line is wrong (exit status 2): a flag that does not apply to the model or
+    the target, a MODEL that names no function to call."""
+
+
+# --- MODEL and --calibration: files and the functions in them ------------------------------
 
 
 def model_file(spec: str) -> tuple[str, str] | None:
     """(path, factory) of a `file.py:factory` spec whose file exists; None for anything
-    else (an example name, or an unknown one). Needs no torch: a missing file is reported
-    at once."""
+    else (an example name, or an unknown one). Needs no torch: a missing file, or a file
+    given without its factory, is reported at once."""
     path, sep, factory = spec.rpartition(":")
-    if not sep or not path.endswith(".py"):
+    if not sep:
+        path, factory = spec, ""
+    if not path.endswith(".py"):
         return None
-    if not Path(path).is_file():
-        raise Torch2TosaError(f"model file '{path}' does not exist")
+    function_file(path, factory, "model file")
     return path, factory
+
+
+def function_file(path: str, function: str, what: str) -> None:
+    """One line unless `path` exists and defines `function` at top level (read with `ast`,
+    so a missing file or function is reported before torch is imported)."""
+    if not Path(path).is_file():
+        raise Torch2TosaError(f"{what} '{path}' does not exist")
+    if not function:
+        raise UsageError(f"{path}: name the function to call, as {path}:FUNCTION; "
+                         f"{defines(path)}")
+    names = top_level_names(path)
+    if names is not None and function not in names:
+        raise UsageError(f"'{path}' has no function '{function}'; {defines(path)}")
+
+
+def top_level_names(path: str) -> set[str] | None:
+    """Every name a Python file may bind at top level (functions, classes, assignments,
+    imports, also inside top-level if/try/with blocks); None if it does not parse (running
+    it will say why) or star-imports (anything may come in)."""
+    try:
+        tree = ast.parse(Path(path).read_text(), filename=path)
+    except (SyntaxError, ValueError, OSError):
+        return None
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(a.name == "*" for a in node.names):
+                return None
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            targets_ = (node.targets if isinstance(node, ast.Assign) else
+                        [i.optional_vars for i in node.items if i.optional_vars]
+                        if isinstance(node, ast.With) else [node.target])
+            names.update(n.id for t in targets_ for n in ast.walk(t) if isinstance(n, ast.Name))
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                statements.extend(getattr(node, field, []))
+    return names
+
+
+def functions_of(path: str) -> list[str]:
+    """The public top-level functions of a Python file that take no required argument, in
+    the order it defines them (read with `ast`: the file does not run)."""
+    try:
+        tree = ast.parse(Path(path).read_text(), filename=path)
+    except (SyntaxError, ValueError, OSError):
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and not node.name.startswith("_"):
+            args = node.args
+            if len(args.posonlyargs) + len(args.args) - len(args.defaults) == 0 \
+                    and all(d is not None for d in args.kw_defaults):
+                found.append(node.name)
+    return found
+
+
+def defines(path: str) -> str:
+    names = functions_of(path)
+    if not names:
+        return f"'{path}' defines no function that takes no argument"
+    return f"'{path}' defines {', '.join(names)}"
+
+
+_LOADED: dict[Path, object] = {}
+
+
+def load_module(path: str):
+    """The Python file at `path`, run once per process as `python file.py` would run it."""
+    resolved = Path(path).resolve()
+    if resolved in _LOADED:
+        return _LOADED[resolved]
+    module_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(module_spec)
+    # As `python file.py` does: the file's folder first on the import path, so that it can
+    # import a helper module beside it (it stays there: a factory may import lazily).
+    folder = str(resolved.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as e:
+        raise Torch2TosaError(f"{raised_at(e, path)}: loading the file failed: "
+                              f"{one_line(e)}") from None
+    _LOADED[resolved] = module
+    return module
+
+
+def call(path: str, function: str, what: str):
+    """`function()` of the file at `path`; its error names the line of the user's code that
+    raised it."""
+    module = load_module(path)
+    if not callable(getattr(module, function, None)):
+        raise UsageError(f"'{path}' has no function '{function}'; {defines(path)}")
+    try:
+        return getattr(module, function)()
+    except Exception as e:
+        raise Torch2TosaError(f"{raised_at(e, path)}: {function}() failed {what}: "
+                              f"{one_line(e)}") from None
+
+
+def raised_at(error: BaseException, fallback: str) -> str:
+    """`file:line` of the innermost frame of the user's code in the error's traceback
+    (outside the standard library, installed packages and torch2tosa); `fallback` if none."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}"
+    paths = sysconfig.get_paths()
+    outside = tuple({str(Path(paths[key]).resolve()) for key in ("stdlib", "purelib", "platlib")}
+                    | {str(Path(__file__).resolve().parents[1])})
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if not str(Path(frame.filename).resolve()).startswith(outside) \
+                and not frame.filename.startswith("<"):
+            return f"{frame.filename}:{frame.lineno}"
+    return fallback
+
+
+def one_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 def load_model(spec: str):
@@ -70,24 +226,7 @@ def load_model(spec: str):
         raise Torch2TosaError(f"unknown model '{spec}': expected an example name "
                               f"({', '.join(examples.EXAMPLES)}) or path/to/file.py:factory")
     path, factory = found
-    module_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-    module = importlib.util.module_from_spec(module_spec)
-    # As `python file.py` does: the file's folder first on the import path, so that it can
-    # import a helper module beside it (it stays there: a factory may import lazily).
-    folder = str(Path(path).resolve().parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    try:
-        module_spec.loader.exec_module(module)
-    except Exception as e:
-        raise Torch2TosaError(f"{path}: loading the file failed: {type(e).__name__}: {e}") from None
-    if not callable(getattr(module, factory, None)):
-        raise Torch2TosaError(f"'{path}' has no function '{factory}'")
-    try:
-        result = getattr(module, factory)()
-    except Exception as e:
-        raise Torch2TosaError(f"{spec}: building the model failed: {type(e).__name__}: {e}") from None
-    model, inputs = factory_result(spec, result)
+    model, inputs = factory_result(spec, call(path, factory, "building the model"))
     return Path(path).stem, model, inputs
 
 
@@ -96,13 +235,13 @@ def factory_result(spec: str, result) -> tuple:
     (iterating it would split it into rows)."""
     import torch
 
+    from ..frontend.inputs import example_input_tuple
+
     if isinstance(result, (tuple, list)) and len(result) == 2:
         model, inputs = result
-        if isinstance(inputs, torch.Tensor):
-            inputs = (inputs,)
         if isinstance(model, (torch.nn.Module, torch.export.ExportedProgram)) and isinstance(
-                inputs, (tuple, list)):
-            return model, tuple(inputs)
+                inputs, (tuple, list, torch.Tensor)):
+            return model, example_input_tuple(inputs)
         got = f"({type(model).__name__}, {type(inputs).__name__})"
     else:
         got = (f"a {len(result)}-{type(result).__name__}" if isinstance(result, (tuple, list))
@@ -110,7 +249,151 @@ def factory_result(spec: str, result) -> tuple:
     raise Torch2TosaError(f"{spec}: {FACTORY_CONTRACT}, got {got}")
 
 
-def summary(compiled, tosa_path: Path, report=None, vela=None) -> str:
+# --- quantization from the command line ---------------------------------------------------
+
+
+@dataclass
+class Calibration:
+    """What the summary says about the quantization the command did."""
+
+    used: list  # input tuples the model was calibrated with
+    held_out: list  # input tuples kept out of it, for the SNR
+    source: str  # "calib.npz", "the example's own", ...
+    scheme: str
+
+    def lines(self, snr: list[float] | None) -> list[str]:
+        from ..frontend.inputs import describe
+
+        shapes = ", ".join(f"input {i} {describe(v)}" for i, v in enumerate(self.used[0]))
+        lines = [f"calibration: {len(self.used)} items ({shapes}) from {self.source}, "
+                 f"scheme {self.scheme}"]
+        if not self.held_out:
+            lines.append("held out: none (DATA has one item; give two or more to measure the "
+                         "SNR on inputs kept out of the calibration)"
+                         if self.source != EXAMPLE_CALIBRATION else
+                         "held out: none (the example's calibration; give --calibration DATA "
+                         "to hold out its last fifth)")
+        elif snr is not None:
+            per_output = ", ".join(f"output {k} {v:.1f} dB" for k, v in enumerate(snr))
+            lines.append(f"held out: the last {len(self.held_out)} of "
+                         f"{len(self.used) + len(self.held_out)} items: SNR against the float "
+                         f"model: {per_output}")
+        return lines
+
+
+EXAMPLE_CALIBRATION = "the example's own calibration"
+
+
+def split(items: list) -> tuple[list, list]:
+    """(calibration, held out): the last fifth of the items (at least one) is held out, none
+    of a single item."""
+    held = max(1, len(items) // 5) if len(items) >= 2 else 0
+    return items[:len(items) - held], items[len(items) - held:]
+
+
+def calibration_items(data: str, inputs: tuple) -> tuple[list, str]:
+    """(input tuples, where they came from) of --calibration DATA, checked against the
+    model's example inputs."""
+    from ..frontend.inputs import spec_of
+    from ..quantization.calibration_data import check_items, load_calibration
+
+    path, sep, function = data.rpartition(":")
+    if sep and path.endswith(".py"):
+        result = call(path, function, "making the calibration")
+        return check_items(result, [spec_of(v) for v in inputs], f"{data}()"), f"{data}()"
+    return load_calibration(data, inputs), Path(data).name
+
+
+def quantize_model(args, spec: str, model, inputs: tuple, progress) -> tuple[object, Calibration]:
+    from .. import examples
+    from ..quantization import quantize  # torchao is imported only for INT targets
+
+    scheme = args.scheme or DEFAULTS["scheme"]
+    if args.calibration is not None:
+        items, source = calibration_items(args.calibration, inputs)
+        used, held_out = split(items)
+    else:
+        used, held_out, source = examples.get(spec).calibration(inputs), [], EXAMPLE_CALIBRATION
+    with stage(progress, f"quantize ({scheme})"):
+        quantized = quantize(model, used, scheme=scheme, progress=False)
+    return quantized, Calibration(used, held_out, source, scheme)
+
+
+# --- flags that do not apply --------------------------------------------------------------
+
+
+def check_flags(args, target: targets.Target) -> None:
+    """Flags that do not apply to the target or to each other: usage errors before any work."""
+    int_targets = ", ".join(t.name for t in targets.TARGETS.values() if t.is_int)
+    ethos = ", ".join(t.name for t in targets.TARGETS.values() if t.accelerator)
+    if args.list_examples and args.model:
+        raise UsageError("--list-examples takes no MODEL")
+    for flag, value in (("--scheme", args.scheme), ("--calibration", args.calibration)):
+        if value is not None and not target.is_int:
+            raise UsageError(f"{flag} applies to the INT targets ({int_targets}); --target "
+                             f"{target.name} compiles the float model as it is")
+    for flag, value in (("--system-config", args.system_config),
+                        ("--memory-mode", args.memory_mode)):
+        if value is not None and target.accelerator is None:
+            raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
+                             f"compiles for; --target {target.name} runs no Vela")
+    if args.atol is not None and not args.check:
+        raise UsageError("--atol applies to --check, which is not given")
+    if args.atol is not None and target.is_int:
+        raise UsageError(f"--atol applies to a float target's --check; on --target "
+                         f"{target.name}, --check counts quantization steps")
+    if args.progress_interval is not None and args.quiet:
+        raise UsageError("--progress-interval applies to the progress lines, which --quiet "
+                         "turns off")
+    if args.calibration is not None:
+        path, sep, function = args.calibration.rpartition(":")
+        if sep and path.endswith(".py"):
+            function_file(path, function, "calibration file")
+        else:
+            data_files(args.calibration, CALIBRATION_SUFFIXES, CALIBRATION_WHAT)
+
+
+def check_model_flags(args, spec: str, model, target: targets.Target) -> None:
+    """Flags that do not apply to this model, and an INT target without a way to quantize."""
+    from .. import examples
+    from ..frontend.importer import is_quantized
+
+    quantized = is_quantized(model)
+    what = f"{spec} returns a quantized model"
+    for flag, value in (("--calibration", args.calibration), ("--scheme", args.scheme)):
+        if value is not None and quantized:
+            raise UsageError(f"{flag}: {what}, which is compiled as it is")
+    if (target.is_int and not quantized and args.calibration is None
+            and spec not in examples.EXAMPLES):
+        raise UsageError(
+            f"{spec} returns a float model and --target {target.name} compiles quantized "
+            f"models: give --calibration DATA (an .npz with one array per model input, items "
+            f"on the first axis; see docs/your-model.md), or return "
+            f"torch2tosa.quantize(model, calibration) from the factory")
+    if args.gru_form is not None and not has_recurrence(model):
+        raise UsageError(f"--gru-form: {spec} has no GRU, LSTM or RNN layer, so the flag "
+                         f"changes nothing")
+
+
+def has_recurrence(model) -> bool:
+    """Whether `model` has a recurrent layer (a torch.nn one, or torch's recurrent aten op
+    in a GraphModule or ExportedProgram)."""
+    import torch
+
+    if isinstance(model, torch.export.ExportedProgram):
+        graphs = [model.graph]
+    else:
+        if any(isinstance(m, (torch.nn.RNNBase, torch.nn.RNNCellBase)) for m in model.modules()):
+            return True
+        graphs = [m.graph for m in model.modules() if isinstance(m, torch.fx.GraphModule)]
+    return any(getattr(node.target, "_opname", None) in RECURRENT_OPS
+               for graph in graphs for node in graph.nodes)
+
+
+# --- the summary --------------------------------------------------------------------------
+
+
+def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] = ()) -> str:
     from ..support.stats import compute_ops
 
     counts = compiled.op_counts()
@@ -127,6 +410,7 @@ def summary(compiled, tosa_path: Path, report=None, vela=None) -> str:
             if spec is not None:
                 lines.append(f"  {kind} {i}: {spec['type']}, scale {spec['scale']:.6g}, "
                              f"zero point {spec['zero_point']}")
+    lines += [f"  {line}" for line in extra]
     if report is not None:
         lines += [f"  {line}" for line in check_lines(report)]
     if vela is not None:
@@ -152,6 +436,9 @@ def check_lines(report) -> list[str]:
     return lines
 
 
+# --- the command line ---------------------------------------------------------------------
+
+
 def tolerance(text: str) -> float:
     """--atol: a finite number >= 0 (nan would pass every comparison, a negative none)."""
     try:
@@ -163,6 +450,11 @@ def tolerance(text: str) -> float:
     return value
 
 
+def seconds(text: str) -> float:
+    """--progress-interval: a finite number >= 0."""
+    return tolerance(text)
+
+
 def file_stem(text: str) -> str:
     """--name: the stem of NAME.tosa and NAME.mlir, which go inside -o."""
     try:
@@ -171,35 +463,51 @@ def file_stem(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """A usage error in one line, as every other error (argparse adds the usage first)."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="torch2tosa-compile", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    return make_parser().parse_args(argv)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="torch2tosa-compile", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", nargs="?", help="example name or path/to/file.py:factory")
     parser.add_argument("-o", "--output-dir", default=".", help="where NAME.tosa and NAME.mlir go")
     parser.add_argument("--name", type=file_stem,
                         help="output file stem, no directory (default: the example or file name)")
     parser.add_argument("--check", action="store_true",
                         help="run the .tosa on the TOSA reference model and compare with PyTorch")
-    parser.add_argument("--atol", type=tolerance, default=1e-5,
-                        help="max abs error for --check (a finite number >= 0)")
-    parser.add_argument("--gru-form", choices=RECURRENT_FORMS, default="unrolled",
-                        help="GRU/LSTM/RNN lowering: unrolled timesteps, or one tosa.while_loop per layer")
+    parser.add_argument("--atol", type=tolerance,
+                        help="max abs error for --check on a float target (a finite number "
+                             ">= 0; default 1e-05)")
+    parser.add_argument("--gru-form", choices=RECURRENT_FORMS,
+                        help="GRU/LSTM/RNN lowering: unrolled timesteps (default), or one "
+                             "tosa.while_loop per layer")
     parser.add_argument("--channels-last-io", action="store_true",
                         help="model inputs and outputs in the Conv1d layout are N,W,C instead of "
                              "N,C,W (removes the boundary transposes of Conv1d models; a GRU's "
                              "inputs and states keep their layout)")
     parser.add_argument("--target", choices=list(targets.TARGETS), default=targets.DEFAULT_TARGET,
                         help="TOSA profile or Ethos-U NPU to compile for (default: tosa-fp)")
-    parser.add_argument("--scheme", choices=("a8w8", "a16w8"), default="a8w8",
-                        help="quantization of a bundled example for an INT target")
+    parser.add_argument("--calibration", metavar="DATA",
+                        help="INT targets: quantize a float model with these inputs (.npz, "
+                             ".npy, .pt, a directory of them, or file.py:function); the last "
+                             "fifth is held out for the SNR")
+    parser.add_argument("--scheme", choices=SCHEMES,
+                        help="INT targets: the quantization of a float model (default a8w8)")
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--progress-interval", type=float, default=10.0, metavar="SECONDS",
+    parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
                         help="while a stage runs longer, say so every SECONDS (default 10; "
                              "0: never)")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
-    return parser.parse_args(argv)
+    return parser
 
 
 def list_examples(file=None) -> None:
@@ -214,59 +522,70 @@ def list_examples(file=None) -> None:
 
 def run(argv) -> int:
     args = parse_args(argv)
-    if args.list_examples:
+    if args.list_examples and not args.model:
         list_examples()
         return 0
-    if not args.model:
+    if not args.model and not args.list_examples:
         list_examples(file=sys.stderr)
         print("torch2tosa-compile: error: no MODEL given", file=sys.stderr)
         return 2
-
-    progress = StderrProgress(heartbeat=args.progress_interval or None, quiet=args.quiet,
+    interval = (args.progress_interval if args.progress_interval is not None
+                else DEFAULTS["progress_interval"])
+    progress = StderrProgress(heartbeat=interval or None, quiet=args.quiet,
                               program="torch2tosa-compile")
     try:
-        # Everything that needs no torch first, so such errors are reported at once.
-        check_output_dir(args.output_dir)  # before a compile that can take minutes
-        target = targets.get(args.target)
-        model_file(args.model)
-        from .. import examples
-        from ..api import compile
-
-        name, model, inputs = load_model(args.model)
-        name = args.name or name
-        if target.is_int and args.model in examples.EXAMPLES:
-            with stage(progress, f"quantize ({args.scheme})"):
-                model = quantize_example(args.model, model, inputs, args.scheme)
-        compiled = compile(model, inputs, name=name, target=target, gru_form=args.gru_form,
-                           channels_last_io=args.channels_last_io, progress=progress,
-                           serialize_during_validation=True)
-        with stage(progress, "serialize"):
-            tosa_path, _ = compiled.save(args.output_dir, name)
-        report = None
-        if args.check:
-            with stage(progress, "reference model"):
-                report = compiled.check(atol=args.atol)
-        vela = None
-        if target.accelerator is not None:
-            with stage(progress, "vela"):
-                vela = compiled.vela(system_config=args.system_config,
-                                     memory_mode=args.memory_mode)
+        return _compile(args, progress)
     except Torch2TosaError as e:
         print(f"torch2tosa-compile: error: {e}", file=sys.stderr)
-        return 1
-    print(summary(compiled, tosa_path, report, vela))
+        return 2 if isinstance(e, UsageError) else 1
+
+
+def _compile(args, progress) -> int:
+    # Everything that needs no torch first, so such errors are reported at once.
+    target = targets.get(args.target)
+    check_flags(args, target)
+    check_output_dir(args.output_dir)  # before a compile that can take minutes
+    model_file(args.model)
+    from .. import examples
+    from ..api import compile
+
+    name, model, inputs = load_model(args.model)
+    name = args.name or name
+    check_model_flags(args, args.model, model, target)
+    calibration = None
+    if target.is_int and (args.calibration is not None or args.model in examples.EXAMPLES):
+        model, calibration = quantize_model(args, args.model, model, inputs, progress)
+    compiled = compile(model, inputs, name=name, target=target,
+                       gru_form=args.gru_form or DEFAULTS["gru_form"],
+                       channels_last_io=args.channels_last_io, progress=progress,
+                       serialize_during_validation=True)
+    if args.channels_last_io and not any(compiled.nwc_io):
+        raise UsageError(f"--channels-last-io: no input or output of {args.model} is in the "
+                         f"Conv1d layout (N,C,W into or out of a Conv1d), so the flag changes "
+                         f"nothing")
+    extra = []
+    if calibration is not None:
+        snr = None
+        if calibration.held_out:
+            with stage(progress, "held-out SNR"):
+                snr = compiled.float_snr_db(calibration.held_out)
+        extra = calibration.lines(snr)
+    with stage(progress, "serialize"):
+        tosa_path, _ = compiled.save(args.output_dir, name)
+    report = None
+    if args.check:
+        with stage(progress, "reference model"):
+            report = compiled.check(atol=args.atol if args.atol is not None else DEFAULTS["atol"])
+    vela = None
+    if target.accelerator is not None:
+        with stage(progress, "vela"):
+            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
+    print(summary(compiled, tosa_path, report, vela, extra))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
         return 1
     return 0
-
-
-def quantize_example(spec: str, model, inputs: tuple, scheme: str):
-    from .. import examples
-    from ..quantization import quantize  # torchao is imported only for INT targets
-
-    return quantize(model, examples.get(spec).calibration(inputs), scheme=scheme)
 
 
 def check_failure(report, name: str, directory: str) -> str:

@@ -55,12 +55,15 @@ options:
   --dump-pass-pipeline          print the pass pipeline to run (to stderr)
   --allow-unregistered-dialect  accept ops of unknown dialects
   --show-dialects               list the dialects this driver can read
-  --list-passes                 list torch2tosa's passes
+  --list-passes                 list torch2tosa's passes, one line each (flag and summary)
   --version                     versions of torch2tosa, torch-mlir and tosa-tools
   -h, --help                    this help and the pass list
 
-The input is MLIR text or MLIR bytecode. Exit status: 0 success, 1 error, 2 usage
-error, 130 interrupted; -o FILE is never left half-written.
+The input is MLIR text or MLIR bytecode. Printed to a terminal (no -o), elements
+attributes of more than TERMINAL_ELIDE_LIMIT elements (weights) are elided unless
+--mlir-elide-elementsattrs-if-larger says otherwise (a note on stderr says so); -o FILE
+and a pipe get them in full. Exit status: 0 success, 1 error, 2 usage error, 130
+interrupted; -o FILE is never left half-written.
 """
 
 SPLIT_MARKER = "// -----"
@@ -110,9 +113,12 @@ FLAGS = {
     "--dump-pass-pipeline": "dump_pipeline",
     "--allow-unregistered-dialect": "allow_unregistered",
 }
-ACTIONS = {"-h": "help", "--help": "help", "--list-passes": "help",
+ACTIONS = {"-h": "help", "--help": "help", "--list-passes": "list-passes",
            "--show-dialects": "show-dialects", "--version": "version"}
 ELIDE = "--mlir-elide-elementsattrs-if-larger"
+# Weights printed to a terminal are pages of numbers (hex for dense_resource blobs): a
+# terminal gets elements attributes of more than this many elements elided.
+TERMINAL_ELIDE_LIMIT = 16
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -154,6 +160,13 @@ def parse_args(argv: list[str]) -> Options:
         raise UsageError("--pass-pipeline cannot be combined with individual pass flags")
     opts.input = inputs[0] if inputs else "-"
     return opts
+
+
+def pass_summaries() -> str:
+    """--list-passes: each of our passes, one line: its flag and its one-line description."""
+    width = max(len(info.flag) for info in passes.REGISTRY.values()) + 2
+    return "\n".join(f"--{info.flag:<{width}} {info.description}"
+                     for info in passes.REGISTRY.values())
 
 
 def pass_list() -> str:
@@ -335,7 +348,8 @@ def run(argv: list[str]) -> int:
     try:
         opts = parse_args(argv)
         if opts.action is not None:
-            print({"help": lambda: USAGE + "\n" + pass_list(), "show-dialects": reports.show_dialects,
+            print({"help": lambda: USAGE + "\n" + pass_list(), "list-passes": pass_summaries,
+                   "show-dialects": reports.show_dialects,
                    "version": reports.versions}[opts.action]())
             return 0
         elements = (syntax.parse_pipeline(opts.pipeline_text) if opts.pipeline_text is not None
@@ -349,6 +363,9 @@ def run(argv: list[str]) -> int:
         print(f"torch2tosa-opt: {e}", file=sys.stderr)
         return 2 if isinstance(e, (UsageError, OrderingError)) else 1
     buffer_name = "<stdin>" if opts.input == "-" else opts.input
+    to_terminal = opts.elide_limit is None and opts.output is None and sys.stdout.isatty()
+    if to_terminal:
+        opts.elide_limit = TERMINAL_ELIDE_LIMIT
     outputs, failed = [], False
     for offset, chunk in _chunks(text, opts.split_input_file):
         result = process_chunk(chunk, offset, opts, elements, buffer_name)
@@ -364,6 +381,11 @@ def run(argv: list[str]) -> int:
             return 1
     elif not opts.output:
         sys.stdout.write(result if outputs else "")
+        if to_terminal and "dense_resource<__elided__>" in result:
+            sys.stdout.flush()
+            print(f"torch2tosa-opt: note: printed to a terminal, elements attributes of more "
+                  f"than {TERMINAL_ELIDE_LIMIT} elements were elided; {ELIDE}=N or -o FILE "
+                  f"prints them", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -1,6 +1,7 @@
 // RUN: torch2tosa-opt %s --verify-integer-graph --split-input-file --verify-diagnostics
 
-// COM: a float op between quantized values: named, with the advice to quantize.
+// COM: a float op between quantized values: named, without advice to quantize what is
+// COM: quantized already.
 func.func @unquantized_tanh(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],f32> {
   %s = torch.constant.float 5.000000e-01
   %z = torch.constant.int 0
@@ -9,7 +10,7 @@ func.func @unquantized_tanh(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],f
   %t = torch.constant.int 1
   %none = torch.constant.none
   %d = torch.quantized_decomposed.dequantize_per_tensor %x, %s, %z, %lo, %hi, %t, %none : !torch.vtensor<[4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[4],f32>
-  // expected-error @below {{'aten.tanh' computes in floating point, which the TOSA INT profile cannot run (the quantizer left this op unquantized between quantized ops); quantize the model with torch2tosa.quantize(model, calibration) first}}
+  // expected-error @below {{'aten.tanh' computes in floating point, which the TOSA INT profile cannot run (the model is quantized but this op is not: the quantizer left it in float; torch2tosa.quantize quantizes every op that torch2tosa has an INT lowering for)}}
   %y = torch.aten.tanh %d : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %y : !torch.vtensor<[4],f32>
 }
@@ -18,7 +19,7 @@ func.func @unquantized_tanh(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],f
 
 // COM: a float model: the first float op is named.
 func.func @float_model(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
-  // expected-error @below {{'aten.relu' computes in floating point, which the TOSA INT profile cannot run (the model is not quantized)}}
+  // expected-error @below {{'aten.relu' computes in floating point, which the TOSA INT profile cannot run (the model is not quantized; quantize it with torch2tosa.quantize(model, calibration) first)}}
   %y = torch.aten.relu %x : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %y : !torch.vtensor<[4],f32>
 }
