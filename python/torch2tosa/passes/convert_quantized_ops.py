@@ -55,6 +55,7 @@ from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
 from ..lowering.integer.matmul import MATMUL_OPS, lower_matmul
+from ..lowering.integer.rows import lower_row_divide
 from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                         constant_weight, dequantized, float_bias, quantize_params,
                                         sole_user)
@@ -222,6 +223,7 @@ LOWERINGS = {
     "torch.aten.mul.Scalar": ew.lower_scalar,
     "torch.aten.prelu": ew.lower_prelu,
     "torch.aten.div.Scalar": ew.lower_scalar,
+    "torch.aten.div.Tensor": lower_row_divide,
     "torch.aten.mean.dim": ew.lower_mean,
     "torch.aten.sum.dim_IntList": ew.lower_sum,
     "torch.aten.amax": ew.lower_amax,
@@ -238,7 +240,7 @@ LOWERINGS = {
 
 
 # lowerings that take the target (which TABLE and MATMUL types it runs)
-TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul}
+TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide}
 
 
 # --- the pattern ---------------------------------------------------------------------------

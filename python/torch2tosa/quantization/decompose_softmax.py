@@ -33,8 +33,38 @@ probability below 1/510 to zero, whose log is lost, where d - log(S) keeps d exa
 softmax is exp(log_softmax) rather than e * reciprocal(S): one more TABLE but no int8
 reciprocal of a coarse S. TABLEs: 2 for log_softmax (exp, log), 3 for softmax.
 
-The new nodes carry `PART_KEY` (their role) and `SIZE_KEY` (n), which the quantizer
-reads to annotate each, and the source node's stack trace for diagnostics.
+**Masks.** A softmax of masked_fill(s, mask, -inf), of where(mask, -inf, s), of s + bias
+(a bias with -inf, or <= -1e4, entries: its finite part stays an add), or one an attention
+marks (`MASK_KEY`), with a mask that does not depend on the model's inputs: two adds of a
+constant -inf bias (TosaQuantizer leaves it float: the add lowering folds it, saturating)
+
+    kept = x + bias                x's parameters: excluded at the bottom code  RESCALE, ADD,
+    m = amax(kept, dim, keepdim)   the max over the kept positions              RESCALE
+    d = (x - m) + bias             d's parameters; d's range at least log(2 qmax) + 1/2 below
+                                   0 (6.7 int8, 11.6 int16), so that exp of the bottom code,
+                                   where the excluded positions go, rounds to 0 exactly
+
+and a masked_fill(softmax, mask, 0) after it (Conformer's) is dropped: it fills zeros.
+
+**Attention.** A softmax over the last dim whose only user is a matmul p @ v keeps its
+probabilities out of int8 (at 1/255 a diffuse attention over 32 positions, p ~ 1/32, has
+about 8 codes: 22 dB): e @ v and sum(e) stay int32, and one division by the row's sum:
+
+    S = sum(e, dim, keepdim)       int32 at e's scale (1/255, 1/32767): exact  REDUCE_SUM
+    num = e @ v                    int32 at s_e s_v (int16: 2^k s_e s_v, k = bits(n), from
+                                   the int48 accumulator): exact               MATMUL
+    y = num / S                    y's observed parameters                     1/S per row
+                                                                                (rows.py)
+
+The PT2E model divides in float: the integer 1/S is good to 0.4% (int8 TABLE), so y is
+within a step of it, not bit-exact. TABLEs: 2 (exp, 1/S mantissa), as log_softmax. With a
+mask, e is multiplied by the kept positions (a constant 0/1 MUL, e's parameters) instead of
+d taking the bottom code: no widened range for d (an int16 exp TABLE over a range of 11.6
+interpolates to several steps of 1/32767).
+
+The new nodes carry `PART_KEY` (their role), `SIZE_KEY` (n) and `INPUT_KEY` (x's edge),
+which the quantizer reads to annotate each, and the source node's stack trace for
+diagnostics.
 """
 
 from __future__ import annotations
@@ -57,6 +87,8 @@ INPUT_KEY = "torch2tosa_softmax_input"
 MASK_KEY = "torch2tosa_softmax_mask"
 MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX, MASKED, MASKED_SHIFT = (
     "max", "shifted", "exp", "sum", "log", "log_softmax", "masked", "masked_shift")
+ROW_SUM, WEIGHTED, NORMALIZED, MASKED_EXP = (  # attention's
+    "row_sum", "weighted", "normalized", "masked_exp")
 
 SOFTMAX_OPS = {aten.softmax.int: False, aten._softmax.default: False,
                aten.log_softmax.int: True, aten._log_softmax.default: True}
@@ -94,28 +126,42 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
             continue
         log = SOFTMAX_OPS[node.target]
         x, excluded, absorbed = _masked_input(model, node)
+        if excluded is not None:
+            _drop_zero_fills(model, node, excluded)
+        weighted = None if log else _weighted_sum(node, dim)
         with graph.inserting_before(node):
             new = _Builder(model, node, x.meta["val"].shape[dim])
             if excluded is None:
                 m = new(aten.amax.default, (x, [dim], True), MAX)
                 new.edge = (x, m)
                 d = new(aten.sub.Tensor, (x, m), SHIFTED)
-            else:  # the max of the kept positions, then d at the bottom code where excluded
+                e = new(aten.exp.default, (d,), EXP)
+            else:  # the max of the kept positions; exp 0 where excluded
                 bias = new.constant("_torch2tosa_softmax_mask", torch.zeros(excluded.shape)
                                     .masked_fill(excluded, -math.inf))
                 kept = new(aten.add.Tensor, (x, bias), MASKED)
                 new.edge = (x, kept)
                 kept.meta[INPUT_KEY] = new.edge
                 m = new(aten.amax.default, (kept, [dim], True), MAX)
-                d = new(aten.add.Tensor, (new(aten.sub.Tensor, (x, m), SHIFTED), bias),
-                        MASKED_SHIFT)
-            e = new(aten.exp.default, (d,), EXP)
-            s = new(aten.sum.dim_IntList, (e, [dim], True), SUM)
-            y = new(aten.sub.Tensor, (d, new(aten.log.default, (s,), LOG)), LOG_SOFTMAX)
-            if not log:
-                y = new(aten.exp.default, (y,), EXP)
-        if excluded is not None:
-            _drop_zero_fills(model, node, excluded)
+                d = new(aten.sub.Tensor, (x, m), SHIFTED)
+                if weighted is None:  # d at the bottom code, whose exp rounds to 0
+                    d = new(aten.add.Tensor, (d, bias), MASKED_SHIFT)
+                    e = new(aten.exp.default, (d,), EXP)
+                else:  # e (0 where excluded) only feeds sums: exp, times the kept positions
+                    e = new(aten.mul.Tensor, (new(aten.exp.default, (d,), EXP), new.constant(
+                        "_torch2tosa_softmax_keep", excluded.logical_not().float())), MASKED_EXP)
+            if weighted is not None:  # attention: (e @ v) / sum(e), see the module doc
+                s = new(aten.sum.dim_IntList, (e, [dim], True), ROW_SUM)
+                with graph.inserting_before(weighted):
+                    num = new(weighted.target, (e, weighted.args[1]), WEIGHTED)
+                    y = new(aten.div.Tensor, (num, s), NORMALIZED)
+                weighted.replace_all_uses_with(y)
+                graph.erase_node(weighted)
+            else:
+                s = new(aten.sum.dim_IntList, (e, [dim], True), SUM)
+                y = new(aten.sub.Tensor, (d, new(aten.log.default, (s,), LOG)), LOG_SOFTMAX)
+                if not log:
+                    y = new(aten.exp.default, (y,), EXP)
         node.replace_all_uses_with(y)
         graph.erase_node(node)
         for op in absorbed:  # the -inf fill the decomposition replaced, if nothing else reads it
@@ -181,6 +227,19 @@ def _masked_input(model: GraphModule, node: Node):
                             "_torch2tosa_softmax_bias", soft.float())))
                 return scores, excluded, [x]
     return x, None, []
+
+
+def _weighted_sum(node: Node, dim: int) -> Node | None:
+    """The matmul / bmm that is the softmax's only user, with the softmax (over its last dim)
+    as the left operand: attention's p @ v."""
+    users = list(node.users)
+    if len(users) != 1 or dim != node.meta["val"].dim() - 1:
+        return None
+    user = users[0]
+    if user.target not in (aten.matmul.default, aten.bmm.default) or user.args[0] is not node \
+            or user.args[1] is node:
+        return None
+    return user
 
 
 def _excludes(value) -> bool:

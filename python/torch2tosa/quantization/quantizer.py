@@ -143,7 +143,8 @@ class TosaQuantizer(Quantizer):
         """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
         with integer lowerings (decompose_layers), then softmax / log_softmax
         (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
-        decompose_layers(model)
+        model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
+        decompose_layers(model)             # averages for a caller that drops them
         sm.decompose_softmax(model)
         return model
 
@@ -318,6 +319,18 @@ class TosaQuantizer(Quantizer):
             output = _non_positive_spec(x_edge, act, math.log(size), floor)
         elif part == sm.EXP:
             output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
+        elif part == sm.MASKED_EXP:  # e times 0/1 constants: e's parameters
+            output = SharedQuantizationSpec((node.args[0], node))
+        elif part == sm.ROW_SUM:  # sum(e) in int32 at e's own scale: exact
+            output = _int32_spec(_fixed_spec(act, 1.0).scale)
+        elif part == sm.WEIGHTED:  # e @ v in int32 at s_e s_v (int16: 2^bits(n) s_e s_v)
+            e, v = node.args[:2]
+            inputs[v] = SharedQuantizationSpec(v) if _output_annotated(v) else act
+            factor = _fixed_spec(act, 1.0).scale * (2 ** int(size).bit_length()
+                                                     if act.dtype == torch.int16 else 1)
+            output = _scaled_spec((v, node), _int32_spec(1.0), factor, zero=True)
+        elif part == sm.NORMALIZED:
+            output = act
         elif part == sm.SUM:
             # A sum of n values in (0, 1] is in [1, n]; codes for [0, n + 1/2] make the RESCALE
             # from exp's scale 1/255 a ratio 2 / (2n + 1), whose multiples are never a rounding
@@ -390,17 +403,26 @@ def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float,
                                    quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
 
 
-def _scaled_spec(x_edge: tuple[Node, Node], act, factor: float) -> DerivedQuantizationSpec:
-    """x's parameters with the scale times `factor` (> 0): the same codes."""
+def _scaled_spec(x_edge: tuple[Node, Node], act, factor: float,
+                 zero: bool = False) -> DerivedQuantizationSpec:
+    """x's parameters with the scale times `factor` (> 0): the same codes; `zero`: zero point
+    0 (an int32 product of x's codes with others)."""
 
     def qparams(observers):
         (x_observer,) = observers
         scale, zero_point = x_observer.calculate_qparams()
-        return scale * factor, zero_point
+        return scale * factor, torch.zeros_like(zero_point) if zero else zero_point
 
     return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
                                    dtype=act.dtype, quant_min=act.quant_min,
                                    quant_max=act.quant_max, qscheme=act.qscheme)
+
+
+def _int32_spec(scale: float) -> FixedQParamsQuantizationSpec:
+    """An int32 value at `scale`, zero point 0 (an accumulator PT2E emulates exactly)."""
+    return FixedQParamsQuantizationSpec(dtype=torch.int32, scale=scale, zero_point=0,
+                                        quant_min=-(2**31), quant_max=2**31 - 1,
+                                        qscheme=torch.per_tensor_symmetric)
 
 
 def _positive_number(value) -> bool:
@@ -411,7 +433,7 @@ def _positive_number(value) -> bool:
 def _underflow(act) -> float:
     """How far below the max a masked softmax's bottom code lies: exp of it rounds to 0 at
     exp's scale (1/255, or 1/32767 for int16), with half a unit to spare."""
-    return math.log(2 * act.quant_max) + 0.5
+    return math.log(2 / _fixed_spec(act, 1.0).scale) + 0.5
 
 
 ZERO_FILLS = {aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default}

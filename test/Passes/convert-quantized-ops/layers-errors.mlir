@@ -118,3 +118,21 @@ func.func @negative_scalar(%x: !torch.vtensor<[4],si8>) -> !torch.vtensor<[4],si
   %q = torch.quantized_decomposed.quantize_per_tensor %y, %s, %z, %lo, %hi, %i8 : !torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],si8>
   return %q : !torch.vtensor<[4],si8>
 }
+
+// -----
+
+// COM: A quantized division other than attention's int32 values by an int32 row sum.
+func.func @divide_int8(%a: !torch.vtensor<[2,4],si8>, %b: !torch.vtensor<[2,4],si8>) -> !torch.vtensor<[2,4],si8> {
+  %s = torch.constant.float 2.500000e-01
+  %z = torch.constant.int 0
+  %lo = torch.constant.int -128
+  %hi = torch.constant.int 127
+  %i8 = torch.constant.int 1
+  %none = torch.constant.none
+  %da = torch.quantized_decomposed.dequantize_per_tensor %a, %s, %z, %lo, %hi, %i8, %none : !torch.vtensor<[2,4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[2,4],f32>
+  %db = torch.quantized_decomposed.dequantize_per_tensor %b, %s, %z, %lo, %hi, %i8, %none : !torch.vtensor<[2,4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[2,4],f32>
+  %y = torch.aten.div.Tensor %da, %db : !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32> -> !torch.vtensor<[2,4],f32>
+  // expected-error @below {{aten.div.Tensor: a quantized division is supported for int32 values by an int32 value per row (a softmax's sum), got i8 [2, 4] / i8 [2, 4]}}
+  %q = torch.quantized_decomposed.quantize_per_tensor %y, %s, %z, %lo, %hi, %i8 : !torch.vtensor<[2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,4],si8>
+  return %q : !torch.vtensor<[2,4],si8>
+}

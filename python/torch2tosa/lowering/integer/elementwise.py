@@ -9,7 +9,8 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               y = RESCALE(a32 +- b32, 2 s / (2^k sy)) + zy       (k = 20 bits of headroom for
               int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand, or
               the number of add.Scalar / sub.Scalar, is folded into an int32 constant)
-    mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy
+    mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy; by a constant c: c as int32
+              (its integers exactly: a 0/1 mask)
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
@@ -70,6 +71,8 @@ def _to_int32(x: ir.Value, qp: QParams, ratio: float, what: str) -> ir.Value:
 
 
 def _from_int32(acc: ir.Value, ratio: float, out: QParams, what: str) -> ir.Value:
+    if out.int_type == "i32" and abs(ratio - 1.0) < 1e-9 and not out.scalar_zero_point:
+        return acc  # an int32 result at the accumulator's own scale (a softmax's row sum)
     return tb.rescale(acc, qm.rescale_params(ratio, what), out.elem(),
                       output_zp=out.scalar_zero_point)
 
@@ -140,11 +143,29 @@ def lower_sub(op, out):
 def lower_mul(op, out):
     what = "aten.mul.Tensor"
     rank = len(_result_shape(op))
+    for i in (0, 1):
+        data = dense_constant(op.operands[1 - i])
+        if data is not None:
+            return _mul_constant(*quantized_operand(op.operands[i], what), data, out, rank, what)
     (a, qa), (b, qb) = (quantized_operand(v, what) for v in op.operands[:2])
     a32 = _same_rank(_to_int32(a, qa, 1.0, what), rank)
     b32 = _same_rank(_to_int32(b, qb, 1.0, what), rank)
     return _from_int32(tb.mul(a32, b32), qa.scalar_scale * qb.scalar_scale / out.scalar_scale,
                        out, what)
+
+
+def _mul_constant(x: ir.Value, qp: QParams, data: np.ndarray, out: QParams, rank: int,
+                  what: str) -> ir.Value:
+    """x * c with c a float constant (a masked softmax's 0/1 kept positions): c as int32, its
+    integers as they are (exact), other values at 2^k / max|c| with k bits left by x's."""
+    c = np.asarray(data, np.float64)
+    top = float(np.abs(c).max()) or 1.0
+    exact = bool(np.all(c == np.round(c))) and top < 2**15
+    unit = 1.0 if exact else top / 2.0 ** (30 - len(bin(qp.qmax - qp.qmin)) + 2)
+    factor = np.round(c / unit).reshape([1] * (rank - c.ndim) + list(c.shape))
+    product = tb.mul(_same_rank(_to_int32(x, qp, 1.0, what), rank),
+                     tb.const(factor, tb.int_type(32)))
+    return _from_int32(product, qp.scalar_scale * unit / out.scalar_scale, out, what)
 
 
 def lower_scalar(op, out):

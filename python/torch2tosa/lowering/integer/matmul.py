@@ -4,7 +4,9 @@ Attention's scores (q k^T) and weighted values (p v) multiply two quantized acti
 
     q(matmul(dq(a), dq(b)))  ->  MATMUL(a [N,L,E], b [N,E,S], za, zb) -> int32 (int8 operands)
                                  or int48 (int16, zero points 0; EXT-INT16)
-                             ->  RESCALE by sa sb / sy to y (int48: a 16-bit multiplier)
+                             ->  RESCALE by sa sb / sy to y (int48: a 16-bit multiplier);
+                                 an int32 y at sa sb (a softmax's exp times v, which the row
+                                 sum divides next: decompose_softmax) is the accumulator
 
 The operands are reshaped to TOSA's rank 3: every leading (batch) dim folded into N, a
 batch dim of size 1 on one side TILEd to the other's (TOSA MATMUL has no broadcasting).
@@ -44,9 +46,10 @@ def lower_matmul(op, out: QParams, target=None) -> ir.Value:
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise UnsupportedError(f"{what}: a quantized product of a 1-D operand ({a_shape} x "
                                f"{b_shape}) is not supported")
-    if not (qa.int_type == qb.int_type == out.int_type):
+    if qa.int_type != qb.int_type or out.int_type not in (qa.int_type, "i32"):
         raise UnsupportedError(f"{what}: operands {qa.int_type} and {qb.int_type} and output "
-                               f"{out.int_type} must be of one integer type")
+                               f"{out.int_type} must be of one integer type (or the output "
+                               f"int32)")
     if qa.int_type == "i16" and target is not None and not target.int16_matmul:
         raise UnsupportedError(
             f"{what}: int16 activations (scheme 'a16w8') need an int16 MATMUL, which target "
@@ -61,6 +64,8 @@ def lower_matmul(op, out: QParams, target=None) -> ir.Value:
                     qa.scalar_zero_point, qb.scalar_zero_point)
     scale32 = qa.int_type != "i16"  # an int48 accumulator takes a 16-bit multiplier
     ratio = qa.scalar_scale * qb.scalar_scale / out.scalar_scale
+    if out.int_type == "i32" and scale32 and abs(ratio - 1.0) < 1e-9:
+        return tb.reshape(acc, out_shape)  # the int32 accumulator itself (attention's p v)
     y = tb.rescale(acc, qm.rescale_params(ratio, f"{what}: output RESCALE", scale32),
                    out.elem(), output_zp=out.scalar_zero_point)
     return tb.reshape(y, out_shape)

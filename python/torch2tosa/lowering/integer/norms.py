@@ -51,12 +51,15 @@ from ..torch_values import constant, dense_constant, int_list, is_none
 from . import quant_math as qm
 from .elementwise import quantized_operand, require_int16_tables
 from .qparams import QParams
+from .rows import bits as _bits
+from .rows import column as _column
+from .rows import i32 as _i32
+from .rows import rescale as _rescale
+from .rows import row_scale
 
 D_BITS = 22  # |d| <= 2^22: d times r (< 2^9 for int8 tables) stays in int32
 V_BITS = 30  # the sum of squares stays below 2^30, the variance with eps below 2^31
 WEIGHT_BITS = 15
-MANTISSA = {"i8": 8, "i16": 15}  # B: bits of the mantissa the rsqrt TABLE reads
-R8, R8_OFFSET = 4080, 383  # int8 table: r = R8 / sqrt(m) in [255, 510], stored minus 383
 
 
 @dataclass(frozen=True)
@@ -151,27 +154,6 @@ def lower_norm(op, out: QParams, target=None) -> ir.Value:
 # --- the integer arithmetic -----------------------------------------------------------------
 
 
-def _bits(value: float) -> int:
-    """The bits of a non-negative bound: the least k with value < 2^k."""
-    if isinstance(value, int):
-        return value.bit_length()
-    return int(math.floor(math.log2(value))) + 1 if value >= 1 else 0
-
-
-def _i32(values) -> ir.Value:
-    array = np.asarray(values, dtype=np.int64)
-    return tb.const(array, tb.int_type(32))
-
-
-def _column(value: int) -> ir.Value:
-    return _i32(np.full([1, 1], value))
-
-
-def _rescale(x: ir.Value, ratio, elem: ir.Type, input_zp: int = 0, output_zp: int = 0,
-             what: str = "") -> ir.Value:
-    return tb.rescale(x, qm.rescale_params(ratio, what), elem, input_zp, output_zp)
-
-
 def _centered(x: ir.Value, qp: QParams, spec: NormSpec) -> tuple[ir.Value, int]:
     """(d, A): d = A (q - mean(q)) per row as int32 [rows, size], |d| <= A Q <= 2^D_BITS."""
     what = f"{spec.what}: centring"
@@ -213,40 +195,16 @@ def normalize(x: ir.Value, qp: QParams, out: QParams, spec: NormSpec) -> ir.Valu
     sums = tb.reduce_sum(tb.mul(d, d, j), 1)
     e = round(eps_units)
     w = tb.add(sums, _column(e)) if e else sums
-    r, h, r_max, r_scale = _rsqrt(w, e, qp.int_type, what)
+    rsqrt = row_scale(w, 0.5, qp.int_type, e, what)
+    r, r_max, r_scale = rsqrt.r, rsqrt.bound, rsqrt.scale
     s = max(0, _bits(d_max) + _bits(r_max) - 31)
-    y = tb.arithmetic_right_shift(tb.mul(d, r, s), h)
+    y = tb.arithmetic_right_shift(tb.mul(d, r, s), rsqrt.shift)
     y_unit = 2**s * math.sqrt(spec.size) / (2 ** (j / 2) * r_scale)  # of y: its real value
     # |y| <= sqrt(size) (a row's largest deviation is sqrt(size - 1) standard deviations),
     # with room for 1/sqrt's error; no more than the product's bound
     y_max = min(d_max * r_max / 2**s, 1.02 * math.sqrt(spec.size) / y_unit + 2)
     y = tb.reshape(y, spec.shape)
     return _affine(y, y_unit, y_max, out, spec)
-
-
-def _rsqrt(w: ir.Value, e: int, int_type: str, what: str):
-    """(r, h, a bound of r, R): 1/sqrt(w) = r 2^-h / R per row (see the module doc)."""
-    bits = MANTISSA[int_type]
-    i32 = tb.int_type(32)
-    t = tb.sub(_column(32 - bits), tb.clz(w))  # bits(W) - B
-    h = tb.arithmetic_right_shift(t, _column(1))  # ceil(t / 2)
-    if e < 2 ** (bits - 1):  # W may have fewer than B - 1 bits: then h = 0
-        h = tb.maximum(h, _column(0))
-    mantissa = tb.arithmetic_right_shift(w, tb.add(h, h))
-    m = np.arange(2**bits, dtype=np.float64)
-    if int_type == "i8":
-        index = _rescale(mantissa, 1.0, tb.int_type(8), output_zp=-128, what=what)
-        entries = np.clip(np.round(R8 / np.sqrt(np.maximum(m, 1.0))) - R8_OFFSET, -128, 127)
-        table = tb.table(index, entries.astype(np.int8), tb.int_type(8))
-        r = tb.add(_rescale(table, 1.0, i32, what=what), _column(R8_OFFSET))
-        return r, h, 127 + R8_OFFSET, R8
-    index = _rescale(mantissa, 1.0, tb.int_type(16), what=what)
-    scale = 32767 * math.sqrt(2 ** (bits - 2))  # entries in [2^14, 2^15) for m >= 2^13
-    codes = np.arange(513, dtype=np.float64) * 128 - 32768
-    entries = np.where(codes >= 2 ** (bits - 2), np.round(scale / np.sqrt(np.maximum(codes, 1))),
-                       32767)
-    r = tb.table(index, np.clip(entries, -32768, 32767).astype(np.int16), i32)
-    return r, h, 32767 * 128, scale * 128
 
 
 def _affine(y: ir.Value, unit: float, y_max: float, out: QParams, spec: NormSpec) -> ir.Value:
