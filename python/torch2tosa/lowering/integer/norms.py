@@ -27,11 +27,9 @@ The input x (codes q, zero point zx, scale sx; Q = qmax - qmin: 255 or 65535) is
                                           MUL (or, all positive along the last axis, in a
                                           per-channel RESCALE), bias as an int32 constant
 
-a8w8 (int8 TABLEs, every target): B = 8, m in [64, 256), the TABLE input m - 128 (a
-RESCALE to int8), its entries (R / sqrt(m) - 383) as int8, r = RESCALE(entry) + 383 with
-R = 4080 (r in [255, 510]): 1/sqrt within 0.4% (m's rounding) plus half an entry step.
-a16w8 (int16 TABLEs: tosa-int, ethos-u85-256): B = 15, m in [2^13, 2^15) as int16, a
-513-entry TABLE of R16 / sqrt(m) whose int32 result (7 more fractional bits) is r.
+h, m and r are rows.py's `row_scale`: a8w8 (int8 TABLEs, every target) B = 8, r in [255,
+510], 1/sqrt within 0.4% plus half an entry step; a16w8 (int16 TABLEs: tosa-int,
+ethos-u85-256) B = 15, r the int16 TABLE's int32 result.
 
 The PT2E model computes the norm in float between the Q/DQ pair; this integer graph
 differs from it only by 1/sqrt's precision, a fraction of an output step (tests measure it).
