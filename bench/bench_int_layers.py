@@ -97,7 +97,8 @@ class LinearThenBatchNorm(nn.Module):
         return self.norm(torch.relu(self.linear(x)).transpose(1, 2))
 
 
-# name -> (model, input shape, subtract the ops of this name's graph (a Linear in front), note)
+# name -> (model, input shape): the layer alone on a model input (the batch norms after a
+# Linear and a ReLU: prepare_pt2e cannot fold them)
 LAYERS = {
     "layer_norm": (lambda: _affine(nn.LayerNorm(256)), (1, 50, 256)),
     "global_layer_norm": (lambda: _affine(nn.GroupNorm(1, 128)), (1, 128, 200)),
