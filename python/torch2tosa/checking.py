@@ -74,7 +74,10 @@ def quantize(array: np.ndarray, spec: dict | None) -> np.ndarray:
     if spec is None:
         return array
     info = np.iinfo(_NP_INT[spec["type"]])
-    q = np.round(array.astype(np.float64) / spec["scale"]) + spec["zero_point"]
+    # in float32, as PyTorch does (x * (1 / scale)): float64 rounds x / scale differently near
+    # a half, and one input code apart grows in what follows (3 steps through an int16 x^3)
+    inverse = np.float32(1.0 / spec["scale"])
+    q = np.round(array.astype(np.float32) * inverse).astype(np.float64) + spec["zero_point"]
     return np.clip(q, info.min, info.max).astype(_NP_INT[spec["type"]])
 
 

@@ -14,7 +14,8 @@ compile summary. No pass tests for "is this INT?" on its own.
     ethos-u85-256   PRO-INT   int16, controlflow                Ethos-U85, 256 MACs
 
 Ethos-U55 has no control flow, gather or scatter (so no loop-form recurrences)
-and only int8 TABLE lookups (Vela's supported-operator report for TOSA input).
+and only int8 TABLE lookups and int8 MATMULs (Vela's supported-operator report for TOSA
+input).
 
 What a step of a recurrence costs depends on the consumer (`fused_kernels`). Run op
 by op (the reference model, an NPU's command stream), every TOSA op is a kernel: the
@@ -57,6 +58,7 @@ class Target:
     description: str
     accelerator: str | None = None  # Vela's --accelerator-config, for NPU targets
     int16_tables: bool = True  # 513-entry int16 TABLE (EXT-INT16)
+    int16_matmul: bool = True  # MATMUL of int16 activations into int48 (EXT-INT16)
     # The consumer compiles the graph into fused kernels (IREE) rather than running it op by
     # op: the recurrent cells are laid out for the work inside a kernel, not the op count.
     fused_kernels: bool = False
@@ -130,7 +132,8 @@ TARGETS: dict[str, Target] = {
                "TOSA 1.0 PRO-INT, level 8K"),
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
-               accelerator="ethos-u55-128", int16_tables=False, conv_stride_max=3),
+               accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
+               conv_stride_max=3),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3),

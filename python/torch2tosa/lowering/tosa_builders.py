@@ -279,6 +279,24 @@ def mul(a: ir.Value, b: ir.Value, shift: int = 0) -> ir.Value:
     return tosa.mul(out, a, b, mul_shift(shift))
 
 
+def maximum(a: ir.Value, b: ir.Value) -> ir.Value:
+    return tosa.maximum(_broadcast_type(a, b), a, b)
+
+
+def minimum(a: ir.Value, b: ir.Value) -> ir.Value:
+    return tosa.minimum(_broadcast_type(a, b), a, b)
+
+
+def clz(x: ir.Value) -> ir.Value:
+    """Count of leading zero bits of each int32 element (32 for 0)."""
+    return tosa.clz(x.type, x)
+
+
+def arithmetic_right_shift(x: ir.Value, shift: ir.Value, round_: bool = True) -> ir.Value:
+    """x >> shift per element (int32), rounding (adding 2^(shift-1) first) when `round_`."""
+    return tosa.arithmetic_right_shift(_broadcast_type(x, shift), x, shift, round_)
+
+
 def sigmoid(x: ir.Value) -> ir.Value:
     return tosa.sigmoid(x.type, x)
 
@@ -287,14 +305,14 @@ def tanh(x: ir.Value) -> ir.Value:
     return tosa.tanh(x.type, x)
 
 
-def matmul(a: ir.Value, b: ir.Value, a_zp: int = 0) -> ir.Value:
+def matmul(a: ir.Value, b: ir.Value, a_zp: int = 0, b_zp: int = 0) -> ir.Value:
     """Batched [N,H,C] x [N,C,W] -> [N,H,W]; a batch of 1 broadcasts neither side. Integer
-    operands (int8 x int8, int16 x int16) give their accumulator (int32, int48), with a's
-    zero point `a_zp` (b's is 0)."""
+    operands (int8 x int8, int16 x int16) give their accumulator (int32, int48), with zero
+    points `a_zp` and `b_zp` (int8 only: int16 ones are 0)."""
     (n, h, _), (_, _, w) = shape_of(a), shape_of(b)
     elem = element_type(a)
     return tosa.matmul(tensor_type([n, h, w], result_type_of_accumulation(elem)), a, b,
-                       zero_point(elem, a_zp), zero_point(element_type(b)))
+                       zero_point(elem, a_zp), zero_point(element_type(b), b_zp))
 
 
 # --- convolutions (NHWC input; zero points and accumulator from the operand types) -------

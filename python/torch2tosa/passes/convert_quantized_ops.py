@@ -12,8 +12,13 @@ values; nothing is recomputed from statistics):
         padding, groups and transposed forms), so fold-layout treats both profiles alike.
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
-    elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
-    nonlinearities: lowering/integer/elementwise.py
+    elementwise, reductions (sum, mean, amax), pooling, concat, layout ops (incl. expand,
+    repeat_interleave, flip without GATHER), x * c, PReLU and nonlinearities:
+    lowering/integer/elementwise.py
+    layer / group / instance / RMS norm: statistics in int32, a per-row 1/sqrt
+    (lowering/integer/norms.py)
+    matmul / bmm / mm of two activations: MATMUL with zero points, RESCALE
+    (lowering/integer/matmul.py)
     softmax / log_softmax: TosaQuantizer decomposes them before quantization
     (quantization/decompose_softmax.py; int8 and int16), so only their pieces reach this
     pass; a whole one (from another quantizer) is an error that says so.
@@ -29,6 +34,12 @@ values; nothing is recomputed from statistics):
 The integer result replaces the quantize op; the float ops and the dequantize ops
 that fed only them (all before it in the block) are erased. An op without a pattern here is left as it is, for
 `verify-integer-graph` to name.
+
+The importer keeps the ops in QUANTIZED_WHOLE whole when their input is quantized
+(`claims`); a quantized op it still decomposes into several float ops between one Q/DQ
+pair is named as those ops ("... is quantized but torch2tosa has no TOSA INT lowering for
+it yet"), never as an unquantized operand. `clone(dequantize(x))` (a reshape of a
+non-contiguous value) becomes the dequantize, so the reshape's lowering reads x.
 """
 
 from __future__ import annotations
@@ -42,6 +53,9 @@ from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_c
                                to_nhwc)
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
+from ..lowering.integer import norms
+from ..lowering.integer.matmul import MATMUL_OPS, lower_matmul
+from ..lowering.integer.rows import lower_row_divide
 from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                         constant_weight, dequantized, float_bias, quantize_params,
                                         sole_user)
@@ -203,7 +217,13 @@ LOWERINGS = {
     LINEAR: _lower_linear,
     "torch.aten.add.Tensor": ew.lower_add,
     "torch.aten.sub.Tensor": ew.lower_sub,
+    "torch.aten.add.Scalar": ew.lower_add,
+    "torch.aten.sub.Scalar": ew.lower_sub,
     "torch.aten.mul.Tensor": ew.lower_mul,
+    "torch.aten.mul.Scalar": ew.lower_scalar,
+    "torch.aten.prelu": ew.lower_prelu,
+    "torch.aten.div.Scalar": ew.lower_scalar,
+    "torch.aten.div.Tensor": lower_row_divide,
     "torch.aten.mean.dim": ew.lower_mean,
     "torch.aten.sum.dim_IntList": ew.lower_sum,
     "torch.aten.amax": ew.lower_amax,
@@ -213,8 +233,14 @@ LOWERINGS = {
     "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
     **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
     **{name: ew.lower_table for name in ew.TABLE_OPS},
+    **{name: norms.lower_norm for name in norms.NORM_OPS},
+    **{name: lower_matmul for name in MATMUL_OPS},
     **{name: _lower_activation for name in ACTIVATIONS},
 }
+
+
+# lowerings that take the target (which TABLE and MATMUL types it runs)
+TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide}
 
 
 # --- the pattern ---------------------------------------------------------------------------
@@ -257,13 +283,59 @@ def _check_lowerable(q: ir.Operation) -> None:
         return
     tensors = [v for v in producer.operands if tb.vtensor_shape_and_dtype(v.type)[1] is not None]
     if tensors and all(dequantized(v) is not None for v in tensors):
-        name = producer.name.removeprefix("torch.")
+        name = _op_name(producer)
         if producer.name in SOFTMAX_OPS:
             raise UnsupportedError(_softmax_message(name))
         raise UnsupportedError(f"'{name}' is quantized but torch2tosa has no TOSA INT lowering "
                                f"for it yet")
+    _check_decomposed(q.operands[0])
 
 
+def _op_name(op: ir.Operation) -> str:
+    if op.name == "torch.operator":
+        return ir.StringAttr(op.attributes["name"]).value.removeprefix("torch.")
+    return op.name.removeprefix("torch.")
+
+
+def _check_decomposed(value: ir.Value) -> None:
+    """Raises when `value` comes from float ops that read only dequantized values (and
+    constants): one quantized op that PyTorch decomposed on import into ops with no quantize
+    between them, which no integer lowering matches. The error names the ops that read a
+    dequantized value on the way (not the ones making constants)."""
+    chain = []  # (op, reads a dequantized value, directly or through the chain)
+
+    def visit(v: ir.Value) -> bool | None:
+        """Whether v depends on a dequantized value; None: on a float model input (not a
+        quantized op) or too far back to tell."""
+        op = tb.defining_op(v)
+        if op is None:
+            return None if tb.vtensor_shape_and_dtype(v.type)[1] in _FLOATS else False
+        if op.name in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL):
+            return True
+        if tb.vtensor_shape_and_dtype(v.type)[1] is None or op.name == "torch.vtensor.literal":
+            return False
+        if op.name == QUANTIZE or len(chain) > 64:
+            return None
+        for known, fed in chain:
+            if known == op:
+                return fed
+        fed = False
+        for operand in op.operands:
+            operand_fed = visit(operand)
+            if operand_fed is None:
+                return None
+            fed = fed or operand_fed
+        chain.append((op, fed))
+        return fed
+
+    if visit(value) and len(chain) > 1:
+        names = list(dict.fromkeys(_op_name(op) for op, fed in chain if fed))
+        raise UnsupportedError(
+            f"'{', '.join(names)}' (one quantized op, decomposed by PyTorch on import) is "
+            f"quantized but torch2tosa has no TOSA INT lowering for it yet")
+
+
+_FLOATS = ("f32", "f16", "bf16")
 SOFTMAX_OPS = ("torch.aten._softmax", "torch.aten._log_softmax")
 
 
@@ -308,11 +380,34 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
     out = quantize_params(q)
     with rewriter.ip, producer.location:
         lower = LOWERINGS[producer.name]
-        y = lower(producer, out, target) if lower is ew.lower_table else lower(producer, out)
+        try:
+            y = lower(producer, out, target) if lower in TARGETED else lower(producer, out)
+        except ew.UnquantizedOperandError:
+            _check_decomposed(q.operands[0])
+            raise
         y = _clamp_to(y, out, act)
         replacement = tb.from_builtin(y)
     rewriter.replace_op(q, [replacement])
     _erase_matched(rewriter, producer, None if act is producer else act)
+
+
+# Kept whole only when quantized (their input is a dequantize): each has an integer lowering
+# as one op, where its decomposition would leave float ops between the Q/DQ pair.
+QUANTIZED_WHOLE = ("aten.layer_norm.default", "aten.group_norm.default",
+                   "aten.instance_norm.default", "aten.rms_norm.default", "aten.prelu.default",
+                   "aten.repeat_interleave.self_int", "aten.matmul.default",
+                   "aten.softplus.default", "aten.mish.default")
+
+
+def claims(node, is_constant) -> bool:
+    """PassInfo.claims: the ops in QUANTIZED_WHOLE when their input is quantized (a float one
+    decomposes as usual); every other owned op always."""
+    del is_constant
+    if str(node.target).replace("::", ".") not in QUANTIZED_WHOLE:
+        return True
+    x = node.args[0] if node.args else None
+    return getattr(x, "op", None) == "call_function" and str(x.target).startswith(
+        "quantized_decomposed.dequantize_per_")
 
 
 TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
@@ -326,6 +421,17 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
         return lower_quantized(op, rewriter, target)
 
     patterns.add(QUANTIZE, guarded(convert_quantized, diagnostics))
+    patterns.add("torch.aten.clone", guarded(fold_clone, diagnostics))
+
+
+def fold_clone(op, rewriter):
+    """clone(dequantize(x)) -> dequantize(x): a reshape of a non-contiguous quantized value
+    imports as clone + view, and the view's lowering reads its operand's parameters off a
+    dequantize."""
+    x = op.operands[0]
+    if dequantized(x) is None or x.type != op.results[0].type:
+        return NO_MATCH
+    rewriter.replace_op(op, [x])
 
 
 PASS = pattern_pass(
@@ -344,7 +450,8 @@ PASS = pattern_pass(
                     "aten.adaptive_avg_pool1d.default",
                     # one TABLE each, rather than the mul/add/clamp they decompose to
                     "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default",
-                    "aten.gelu.default"),
+                    "aten.gelu.default", *QUANTIZED_WHOLE),
+    claims=claims,
     order=(ON_TORCH,
            *(After(flag, "a quantized recurrence returns its integer results as dequantize ops, "
                    "which this pass folds into the quantize that follows")

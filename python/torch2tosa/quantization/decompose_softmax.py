@@ -33,26 +33,65 @@ probability below 1/510 to zero, whose log is lost, where d - log(S) keeps d exa
 softmax is exp(log_softmax) rather than e * reciprocal(S): one more TABLE but no int8
 reciprocal of a coarse S. TABLEs: 2 for log_softmax (exp, log), 3 for softmax.
 
-The new nodes carry `PART_KEY` (their role) and `SIZE_KEY` (n), which the quantizer
-reads to annotate each, and the source node's stack trace for diagnostics.
+**Masks.** A softmax of masked_fill(s, mask, -inf), of where(mask, -inf, s), of s + bias
+(a bias with -inf, or <= -1e4, entries: its finite part stays an add), or one an attention
+marks (`MASK_KEY`), with a mask that does not depend on the model's inputs: two adds of a
+constant -inf bias (TosaQuantizer leaves it float: the add lowering folds it, saturating)
+
+    kept = x + bias                x's parameters: excluded at the bottom code  RESCALE, ADD,
+    m = amax(kept, dim, keepdim)   the max over the kept positions              RESCALE
+    d = (x - m) + bias             d's parameters; d's range at least log(2 qmax) + 1/2 below
+                                   0 (6.7 int8, 11.6 int16), so that exp of the bottom code,
+                                   where the excluded positions go, rounds to 0 exactly
+
+and a masked_fill(softmax, mask, 0) after it (Conformer's) is dropped: it fills zeros.
+
+**Attention.** A softmax over the last dim whose only user is a matmul p @ v keeps its
+probabilities out of int8 (at 1/255 a diffuse attention over 32 positions, p ~ 1/32, has
+about 8 codes: 22 dB): e @ v and sum(e) stay int32, and one division by the row's sum:
+
+    S = sum(e, dim, keepdim)       int32 at e's scale (1/255, 1/32767): exact  REDUCE_SUM
+    num = e @ v                    int32 at s_e s_v (int16: 2^k s_e s_v, k = bits(n), from
+                                   the int48 accumulator): exact               MATMUL
+    y = num / S                    y's observed parameters                     1/S per row
+                                                                                (rows.py)
+
+The PT2E model divides in float: the integer 1/S is good to 0.4% (int8 TABLE), so y is
+within a step of it, not bit-exact. TABLEs: 2 (exp, 1/S mantissa), as log_softmax. With a
+mask, e is multiplied by the kept positions (a constant 0/1 MUL, e's parameters) instead of
+d taking the bottom code: no widened range for d (an int16 exp TABLE over a range of 11.6
+interpolates to several steps of 1/32767).
+
+The new nodes carry `PART_KEY` (their role), `SIZE_KEY` (n) and `INPUT_KEY` (x's edge),
+which the quantizer reads to annotate each, and the source node's stack trace for
+diagnostics.
 """
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch.fx import GraphModule, Node
+
+from .graph_nodes import NodeBuilder, constant_value
 
 aten = torch.ops.aten
 
 PART_KEY = "torch2tosa_softmax_part"
 SIZE_KEY = "torch2tosa_softmax_size"  # the size of the softmax's dim
-MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX = (
-    "max", "shifted", "exp", "sum", "log", "log_softmax")
+# (x, the first piece reading it): the edge whose observer holds x's parameters
+INPUT_KEY = "torch2tosa_softmax_input"
+# On a softmax node (decompose_layers: attention): a bool tensor, broadcastable to its input,
+# True where a position is excluded (its score is -inf).
+MASK_KEY = "torch2tosa_softmax_mask"
+MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX, MASKED, MASKED_SHIFT = (
+    "max", "shifted", "exp", "sum", "log", "log_softmax", "masked", "masked_shift")
+ROW_SUM, WEIGHTED, NORMALIZED, MASKED_EXP = (  # attention's
+    "row_sum", "weighted", "normalized", "masked_exp")
 
 SOFTMAX_OPS = {aten.softmax.int: False, aten._softmax.default: False,
                aten.log_softmax.int: True, aten._log_softmax.default: True}
-# Meta copied from the softmax to every node that replaces it (diagnostics read them).
-_KEPT_META = ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node", "seq_nr")
 
 
 def _softmax_dim(node: Node) -> int | None:
@@ -86,18 +125,48 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
         if dim is None:
             continue
         log = SOFTMAX_OPS[node.target]
+        x, excluded, absorbed = _masked_input(model, node)
+        if excluded is not None:
+            _drop_zero_fills(model, node, excluded)
+        weighted = None if log else _weighted_sum(node, dim)
         with graph.inserting_before(node):
-            x = node.args[0]
-            new = _Builder(graph, node, x.meta["val"].shape[dim])
-            m = new(aten.amax.default, (x, [dim], True), MAX)
-            d = new(aten.sub.Tensor, (x, m), SHIFTED)
-            e = new(aten.exp.default, (d,), EXP)
-            s = new(aten.sum.dim_IntList, (e, [dim], True), SUM)
-            y = new(aten.sub.Tensor, (d, new(aten.log.default, (s,), LOG)), LOG_SOFTMAX)
-            if not log:
-                y = new(aten.exp.default, (y,), EXP)
+            new = _Builder(model, node, x.meta["val"].shape[dim])
+            if excluded is None:
+                m = new(aten.amax.default, (x, [dim], True), MAX)
+                new.edge = (x, m)
+                d = new(aten.sub.Tensor, (x, m), SHIFTED)
+                e = new(aten.exp.default, (d,), EXP)
+            else:  # the max of the kept positions; exp 0 where excluded
+                bias = new.constant("_torch2tosa_softmax_mask", torch.zeros(excluded.shape)
+                                    .masked_fill(excluded, -math.inf))
+                kept = new(aten.add.Tensor, (x, bias), MASKED)
+                new.edge = (x, kept)
+                kept.meta[INPUT_KEY] = new.edge
+                m = new(aten.amax.default, (kept, [dim], True), MAX)
+                d = new(aten.sub.Tensor, (x, m), SHIFTED)
+                if weighted is None:  # d at the bottom code, whose exp rounds to 0
+                    d = new(aten.add.Tensor, (d, bias), MASKED_SHIFT)
+                    e = new(aten.exp.default, (d,), EXP)
+                else:  # e (0 where excluded) only feeds sums: exp, times the kept positions
+                    e = new(aten.mul.Tensor, (new(aten.exp.default, (d,), EXP), new.constant(
+                        "_torch2tosa_softmax_keep", excluded.logical_not().float())), MASKED_EXP)
+            if weighted is not None:  # attention: (e @ v) / sum(e), see the module doc
+                s = new(aten.sum.dim_IntList, (e, [dim], True), ROW_SUM)
+                with graph.inserting_before(weighted):
+                    num = new(weighted.target, (e, weighted.args[1]), WEIGHTED)
+                    y = new(aten.div.Tensor, (num, s), NORMALIZED)
+                weighted.replace_all_uses_with(y)
+                graph.erase_node(weighted)
+            else:
+                s = new(aten.sum.dim_IntList, (e, [dim], True), SUM)
+                y = new(aten.sub.Tensor, (d, new(aten.log.default, (s,), LOG)), LOG_SOFTMAX)
+                if not log:
+                    y = new(aten.exp.default, (y,), EXP)
         node.replace_all_uses_with(y)
         graph.erase_node(node)
+        for op in absorbed:  # the -inf fill the decomposition replaced, if nothing else reads it
+            if not op.users:
+                graph.erase_node(op)
         changed = True
     if changed:
         graph.lint()
@@ -105,23 +174,90 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
     return model
 
 
-class _Builder:
-    """Creates call_function nodes with their fake-tensor `val` and the softmax's meta."""
+class _Builder(NodeBuilder):
+    """New nodes with their role (`PART_KEY`), the softmax's dim size (`SIZE_KEY`) and x's
+    input edge (`INPUT_KEY`, once known)."""
 
-    def __init__(self, graph, source: Node, size: int):
-        self.graph = graph
-        self.source = source
-        self.size = size
+    def __init__(self, model: GraphModule, source: Node, size: int):
+        super().__init__(model, source, {SIZE_KEY: size})
+        self.edge = None
 
     def __call__(self, target, args, part: str) -> Node:
-        node = self.graph.call_function(target, args)
-        vals = [a.meta["val"] if isinstance(a, Node) else a for a in args]
-        fake_mode = next(v.fake_mode for v in vals if hasattr(v, "fake_mode"))
-        with fake_mode:
-            node.meta["val"] = target(*vals)
-        for key in _KEPT_META:
-            if key in self.source.meta:
-                node.meta[key] = self.source.meta[key]
-        node.meta[PART_KEY] = part
-        node.meta[SIZE_KEY] = self.size
-        return node
+        return super().__call__(target, args, {PART_KEY: part, INPUT_KEY: self.edge})
+
+
+# --- masks --------------------------------------------------------------------------------------
+
+# A mask value at or below this (or -inf) excludes a position (decompose_layers.EXCLUDED).
+_EXCLUDED = -1e4
+
+
+def _masked_input(model: GraphModule, node: Node):
+    """(x, the excluded positions or None, nodes absorbed): a softmax of
+    masked_fill(s, mask, -inf), of where(mask, -inf, s) / where(mask, s, -inf), or of s + bias
+    (a bias with -inf entries) with a mask that does not depend on the inputs reads s with the
+    -inf positions marked (s + the bias's finite part for a bias); a mask put on the node
+    (MASK_KEY, attention) is taken as it is."""
+    x = node.args[0]
+    if MASK_KEY in node.meta:
+        return x, node.meta[MASK_KEY], []
+    if not isinstance(x, Node) or x.op != "call_function" or len(x.users) != 1:
+        return x, None, []
+    args = x.args
+    if x.target in (aten.masked_fill.Scalar, aten.masked_fill_.Scalar) and _excludes(args[2]):
+        mask = constant_value(model, args[1])
+        if mask is not None and mask.dtype == torch.bool:
+            return args[0], mask, [x]
+    if x.target is aten.where.self:
+        mask = constant_value(model, args[0])
+        if mask is not None and mask.dtype == torch.bool:
+            for fill, scores, excluded in ((args[1], args[2], mask), (args[2], args[1], ~mask)):
+                if _excludes(constant_value(model, fill)) and isinstance(scores, Node):
+                    return scores, excluded, [x]
+    if x.target is aten.add.Tensor and all(isinstance(a, Node) for a in args[:2]):
+        for scores, bias_node in ((args[0], args[1]), (args[1], args[0])):
+            bias = constant_value(model, bias_node)
+            if bias is not None and bias.is_floating_point() and bool((bias <= _EXCLUDED).any()):
+                excluded = bias <= _EXCLUDED
+                soft = torch.where(excluded, torch.zeros_like(bias), bias)
+                if bool(soft.ne(0).any()):
+                    with model.graph.inserting_before(node):
+                        add = NodeBuilder(model, x)
+                        scores = add(aten.add.Tensor, (scores, add.constant(
+                            "_torch2tosa_softmax_bias", soft.float())))
+                return scores, excluded, [x]
+    return x, None, []
+
+
+def _weighted_sum(node: Node, dim: int) -> Node | None:
+    """The matmul / bmm that is the softmax's only user, with the softmax (over its last dim)
+    as the left operand: attention's p @ v."""
+    users = list(node.users)
+    if len(users) != 1 or dim != node.meta["val"].dim() - 1:
+        return None
+    user = users[0]
+    if user.target not in (aten.matmul.default, aten.bmm.default) or user.args[0] is not node \
+            or user.args[1] is node:
+        return None
+    return user
+
+
+def _excludes(value) -> bool:
+    if isinstance(value, torch.Tensor):
+        return value.numel() == 1 and float(value) <= _EXCLUDED
+    return isinstance(value, (int, float)) and value <= _EXCLUDED
+
+
+def _drop_zero_fills(model: GraphModule, node: Node, excluded: torch.Tensor) -> None:
+    """masked_fill(softmax, mask, 0.0) filling only excluded positions (Conformer's attention):
+    they are exactly 0 already (the bottom code of the masked softmax), so the fill goes."""
+    shape = node.meta["val"].shape
+    for user in list(node.users):
+        if user.target not in (aten.masked_fill.Scalar, aten.masked_fill_.Scalar) \
+                or user.args[0] is not node or user.args[2] != 0:
+            continue
+        mask = constant_value(model, user.args[1])
+        if mask is not None and mask.dtype == torch.bool and not bool(
+                (mask.expand(shape) & ~excluded.expand(shape)).any()):
+            user.replace_all_uses_with(node)
+            node.graph.erase_node(user)

@@ -9,18 +9,34 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   weight_scale), output act
   add / sub / mul                 tensor inputs act (a scalar operand is left alone),
                                   output act
+  x * c, x / c (c > 0 a number)   output x's codes at scale s_x * c (s_x / c): derived,
+                                  no observer (attention's 1/sqrt(d) costs no op)
+  matmul / bmm / mm of two        each operand act (or its producer's own parameters:
+  activations                     a softmax's fixed [0, 1]), output act
   relu / clamp / hardtanh after one of the above (its only user): fused, i.e. the
                                   producer's output is not quantized, the activation's
                                   output is (TOSA folds the clamp into the RESCALE)
   cat                             inputs and output share one observer, with the
                                   producers' outputs too: no requantization
-  sigmoid, tanh, gelu, ...        input act, output act (a TABLE op in int8)
+  sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
+  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs)
+  softplus, mish
+  layer / group / instance /      input act, output act, weight and bias float: the
+  RMS norm, PReLU                 lowering computes the statistics in int32 and folds
+                                  the weights in (lowering/integer/norms.py)
+  split / chunk / unbind, glu,    rewritten first (`transform_for_annotation`, see
+  batch norm no conv or linear    decompose_layers.py) into slices, sigmoid and mul, a
+  absorbed, scaled dot-product    depthwise conv1d or an instance norm, matmuls around a
+  attention                       softmax: each piece annotated by these rules
   softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
                                   fixed or x-derived ranges decompose_softmax.py lists
-                                  (int16: the same ranges with zero point 0)
-  shape / layout ops, max_pool, mean, avg_pool, zero padding, standalone relu/clamp,
+                                  (int16: the same ranges with zero point 0); a mask
+                                  (-inf where excluded) adds two pieces with x's and
+                                  x - max's parameters
+  shape / layout ops (incl. expand, repeat, repeat_interleave, flip), max_pool, mean,
+  avg_pool, zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
                                   input
@@ -61,6 +77,7 @@ from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
+from .decompose_layers import decompose_layers
 from .schemes import SCHEMES, Scheme
 
 aten = torch.ops.aten
@@ -80,6 +97,17 @@ TABLE_OPS = {
     aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }
+# Own input and output scales, computed as a whole by the integer lowering (norms with
+# integer statistics, PReLU with per-channel slopes).
+NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm.default,
+            aten.rms_norm.default}
+UNARY_OPS = TABLE_OPS | NORM_OPS | {aten.pow.Tensor_Scalar, aten.sqrt.default,
+                                    aten.rsqrt.default, aten.prelu.default,
+                                    aten.softplus.default, aten.mish.default}
+# Products of two activations (attention's scores and weighted values): a TOSA MATMUL.
+MATMUL_OPS = {aten.matmul.default, aten.bmm.default, aten.mm.default}
+# x * c, x / c with a positive number c: the same codes at scale s_x * c (or / c).
+SCALAR_OPS = {aten.mul.Tensor, aten.div.Tensor}
 # Output takes the input's scale and zero point: these move, select, pad with the zero
 # point, take a max or an average of values without changing what a code means.
 SHARED_OPS = {
@@ -89,6 +117,8 @@ SHARED_OPS = {
     aten.max_pool2d.default, aten.amax.default, aten.mean.dim, aten.mean.default,
     aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default, aten.clone.default,
     aten.contiguous.default, aten.dropout.default, operator.getitem,
+    aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
+    aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
 } | FUSABLE_ACTIVATIONS
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
 GRU_OPS = {aten.gru.input}
@@ -111,8 +141,11 @@ class TosaQuantizer(Quantizer):
         self.scheme = get_scheme(scheme)
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """softmax / log_softmax become ops with integer lowerings (decompose_softmax), in
-        both schemes (a16w8's exp and log are int16 TABLEs)."""
+        """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
+        with integer lowerings (decompose_layers), then softmax / log_softmax
+        (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
+        model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
+        decompose_layers(model)             # averages for a caller that drops them
         sm.decompose_softmax(model)
         return model
 
@@ -129,11 +162,15 @@ class TosaQuantizer(Quantizer):
                 self._annotate_gru_cell(node)
             elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
+            elif target in SCALAR_OPS and _positive_number(node.args[1]):
+                self._annotate_scalar(node)
             elif target in BINARY_OPS:
                 self._annotate_binary(node)
+            elif target in MATMUL_OPS:
+                self._annotate_matmul(node)
             elif target in CAT_OPS:
                 self._annotate_cat(node)
-            elif target in TABLE_OPS:
+            elif target in UNARY_OPS:
                 self._annotate_table(node)
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)):
                 self._annotate_shared(node)
@@ -205,6 +242,30 @@ class TosaQuantizer(Quantizer):
         _annotate(node, {a: self.scheme.activation for a in operands},
                   self._output_unless_fused(node))
 
+    def _annotate_scalar(self, node: Node) -> None:
+        """x * c or x / c, c > 0: the output is x's codes at scale s_x * c (s_x / c): no
+        observer, and no integer op when nothing else requantizes it."""
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        factor = float(node.args[1])
+        if node.target == aten.div.Tensor:
+            factor = 1.0 / factor
+        act = self.scheme.activation
+        x_spec = SharedQuantizationSpec(x) if _output_annotated(x) else act
+        _annotate(node, {x: x_spec}, _scaled_spec((x, node), act, factor))
+
+    def _annotate_matmul(self, node: Node) -> None:
+        """Both operands activations (a constant operand is a weight: not this rule); an
+        operand already quantized keeps its parameters (a softmax's fixed [0, 1])."""
+        a, b = node.args[:2]
+        if not all(isinstance(v, Node) and _is_float(v) and v.op != "get_attr" for v in (a, b)) \
+                or not _is_float(node):
+            return
+        act = self.scheme.activation
+        inputs = {v: SharedQuantizationSpec(v) if _output_annotated(v) else act for v in (a, b)}
+        _annotate(node, inputs, act)
+
     def _annotate_cat(self, node: Node) -> None:
         tensors = node.args[0]
         if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
@@ -224,28 +285,53 @@ class TosaQuantizer(Quantizer):
     def _annotate_softmax_part(self, node: Node, part: str) -> None:
         """The specs of decompose_softmax's pieces. Every input edge from another piece shares
         that piece's output observer (no requantization between them); x enters once, on the
-        edge into amax, and the sub reads it with the same parameters. Past x, every range is
-        known from x's scale and the dim's size n, so nothing is observed (an observed range
-        clips inputs flatter than the calibration's)."""
-        if not all(_is_float(a) for a in node.args if isinstance(a, Node)) or not _is_float(node):
+        edge into amax (or into the masked add), and the sub reads it with the same
+        parameters. Past x, every range is known from x's scale and the dim's size n, so
+        nothing is observed (an observed range clips inputs flatter than the calibration's).
+        A mask (a constant -inf bias) is not quantized: the add lowering folds it."""
+        tensors = [a for a in node.args if isinstance(a, Node) and a.op != "get_attr"]
+        if not all(_is_float(a) for a in tensors) or not _is_float(node):
             return
         act, size = self.scheme.activation, node.meta[sm.SIZE_KEY]
+        x_edge = node.meta[sm.INPUT_KEY]
+        if part == sm.MASKED:  # x with the excluded positions at the bottom code: x's parameters
+            x = node.args[0]
+            _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act},
+                      _scaled_spec(x_edge, act, 1.0))
+            return
         if part == sm.MAX:
             x = node.args[0]
             _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act},
                       SharedQuantizationSpec((x, node)))
             return
-        inputs = {a: SharedQuantizationSpec(a) for a in node.args if isinstance(a, Node)}
+        inputs = {a: SharedQuantizationSpec(a) for a in tensors}
+        # with a mask, d's range reaches far enough down for exp to round to 0 there
+        masked = any(u.meta.get(sm.PART_KEY) == sm.MASKED_SHIFT for u in node.users) \
+            or part == sm.MASKED_SHIFT
         if part == sm.SHIFTED:
-            x, m = node.args
-            x_edge = (x, m)
+            x = node.args[0]
             inputs[x] = SharedQuantizationSpec(x_edge)
-            output = _non_positive_spec(x_edge, act, 0.0)
+            output = _non_positive_spec(x_edge, act, 0.0, _underflow(act) if masked else 0.0)
+        elif part == sm.MASKED_SHIFT:
+            output = _non_positive_spec(x_edge, act, 0.0, _underflow(act))
         elif part == sm.LOG_SOFTMAX:
-            x_edge = _shifted_input_edge(node.args[0])
-            output = _non_positive_spec(x_edge, act, math.log(size))
+            shifted = node.args[0]
+            floor = _underflow(act) if shifted.meta.get(sm.PART_KEY) == sm.MASKED_SHIFT else 0.0
+            output = _non_positive_spec(x_edge, act, math.log(size), floor)
         elif part == sm.EXP:
             output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
+        elif part == sm.MASKED_EXP:  # e times 0/1 constants: e's parameters
+            output = SharedQuantizationSpec((node.args[0], node))
+        elif part == sm.ROW_SUM:  # sum(e) in int32 at e's own scale: exact
+            output = _int32_spec(_fixed_spec(act, 1.0).scale)
+        elif part == sm.WEIGHTED:  # e @ v in int32 at s_e s_v (int16: 2^bits(n) s_e s_v)
+            e, v = node.args[:2]
+            inputs[v] = SharedQuantizationSpec(v) if _output_annotated(v) else act
+            factor = _fixed_spec(act, 1.0).scale * (2 ** int(size).bit_length()
+                                                     if act.dtype == torch.int16 else 1)
+            output = _scaled_spec((v, node), _int32_spec(1.0), factor, zero=True)
+        elif part == sm.NORMALIZED:
+            output = act
         elif part == sm.SUM:
             # A sum of n values in (0, 1] is in [1, n]; codes for [0, n + 1/2] make the RESCALE
             # from exp's scale 1/255 a ratio 2 / (2n + 1), whose multiples are never a rounding
@@ -291,22 +377,26 @@ def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:
         quant_min=act.quant_min, quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
 
 
-def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float) -> DerivedQuantizationSpec:
-    """A value in [-(x_max - x_min) - extra, 0], zero point at the top code. x - max(x) at x's
-    own scale (extra = 0): every difference of two codes of x is representable, so the sub is
-    exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra = log n).
-    int16 (zero point 0, as TOSA's int16 RESCALE requires): the same range over the 2^15
-    negative codes, scale (65535 s_x + extra) / 32768 (about 2 s_x: the sub rounds)."""
+def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float,
+                       floor: float = 0.0) -> DerivedQuantizationSpec:
+    """A value in [-max(x_max - x_min, floor) - extra, 0], zero point at the top code. x -
+    max(x) at x's own scale (extra = 0): every difference of two codes of x is representable,
+    so the sub is exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra =
+    log n). A masked softmax takes floor = `_underflow`, so that the bottom code, where the
+    excluded positions go, is a probability that rounds to 0 (the sub rounds when x's range
+    is smaller). int16 (zero point 0, as TOSA's int16 RESCALE requires): the same range over
+    the 2^15 negative codes, scale (65535 s_x + extra) / 32768 (about 2 s_x: the sub rounds)."""
 
     int16 = act.dtype == torch.int16
 
     def qparams(observers):
         (x_observer,) = observers
         scale, _ = x_observer.calculate_qparams()
+        span = torch.clamp(scale * (act.quant_max - act.quant_min), min=floor)
         if int16:  # zero point 0: [-(2^16 - 1) sx - extra, 0] over the 2^15 negative codes
-            scale = (scale * (act.quant_max - act.quant_min) + extra) / -act.quant_min
+            scale = (span + extra) / -act.quant_min
             return scale, torch.zeros_like(scale, dtype=torch.int32)
-        scale = scale + extra / (act.quant_max - act.quant_min)
+        scale = (span + extra) / (act.quant_max - act.quant_min)
         return scale, torch.full_like(scale, act.quant_max, dtype=torch.int32)
 
     return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
@@ -314,10 +404,37 @@ def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float) -> DerivedQ
                                    quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
 
 
-def _shifted_input_edge(shifted: Node) -> tuple[Node, Node]:
-    """The x -> amax edge of the x - max(x) node `shifted`."""
-    x, m = shifted.args
-    return (x, m)
+def _scaled_spec(x_edge: tuple[Node, Node], act, factor: float,
+                 zero: bool = False) -> DerivedQuantizationSpec:
+    """x's parameters with the scale times `factor` (> 0): the same codes; `zero`: zero point
+    0 (an int32 product of x's codes with others)."""
+
+    def qparams(observers):
+        (x_observer,) = observers
+        scale, zero_point = x_observer.calculate_qparams()
+        return scale * factor, torch.zeros_like(zero_point) if zero else zero_point
+
+    return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
+                                   dtype=act.dtype, quant_min=act.quant_min,
+                                   quant_max=act.quant_max, qscheme=act.qscheme)
+
+
+def _int32_spec(scale: float) -> FixedQParamsQuantizationSpec:
+    """An int32 value at `scale`, zero point 0 (an accumulator PT2E emulates exactly)."""
+    return FixedQParamsQuantizationSpec(dtype=torch.int32, scale=scale, zero_point=0,
+                                        quant_min=-(2**31), quant_max=2**31 - 1,
+                                        qscheme=torch.per_tensor_symmetric)
+
+
+def _positive_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
+        and math.isfinite(value)
+
+
+def _underflow(act) -> float:
+    """How far below the max a masked softmax's bottom code lies: exp of it rounds to 0 at
+    exp's scale (1/255, or 1/32767 for int16), with half a unit to spare."""
+    return math.log(2 / _fixed_spec(act, 1.0).scale) + 0.5
 
 
 # a zero initial state (PyTorch's default h0): left unobserved, as the lowering skips it

@@ -7,9 +7,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
 
     add/sub   a32 = RESCALE(a - za, sa / (2 s) * 2^k), b32 likewise, s = max(sa, sb)
               y = RESCALE(a32 +- b32, 2 s / (2^k sy)) + zy       (k = 20 bits of headroom for
-              int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand is
-              folded into an int32 constant)
-    mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy
+              int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand, or
+              the number of add.Scalar / sub.Scalar, is folded into an int32 constant)
+    mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy; by a constant c: c as int32
+              (its integers exactly: a 0/1 mask)
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
@@ -43,12 +44,22 @@ from .qparams import QParams, dequantized
 HEADROOM_BITS = {"i8": 20, "i16": 15}
 
 
+class UnquantizedOperandError(UnsupportedError):
+    """A quantized op's operand that no dequantize produces (`value`): convert-quantized-ops
+    names the float ops it comes from when they are a quantized op PyTorch decomposed."""
+
+    def __init__(self, message: str, value: ir.Value):
+        super().__init__(message)
+        self.value = value
+
+
 def quantized_operand(value: ir.Value, what: str) -> tuple[ir.Value, QParams]:
     """(integer builtin tensor, its per-tensor qparams) of a dequantized operand."""
     found = dequantized(value)
     if found is None or found[1].axis is not None:
-        raise UnsupportedError(f"{what}: an operand is not quantized per tensor while the output "
-                               f"is; quantize the model with torch2tosa.quantize")
+        raise UnquantizedOperandError(
+            f"{what}: an operand is not quantized per tensor while the output is; quantize the "
+            f"model with torch2tosa.quantize", value)
     int_value, qp = found
     return tb.to_builtin(int_value), qp
 
@@ -60,6 +71,8 @@ def _to_int32(x: ir.Value, qp: QParams, ratio: float, what: str) -> ir.Value:
 
 
 def _from_int32(acc: ir.Value, ratio: float, out: QParams, what: str) -> ir.Value:
+    if out.int_type == "i32" and abs(ratio - 1.0) < 1e-9 and not out.scalar_zero_point:
+        return acc  # an int32 result at the accumulator's own scale (a softmax's row sum)
     return tb.rescale(acc, qm.rescale_params(ratio, what), out.elem(),
                       output_zp=out.scalar_zero_point)
 
@@ -85,12 +98,12 @@ def _alpha_is_one(op: ir.Operation, what: str) -> None:
 
 
 def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
-    what = f"aten.{kind}.Tensor"
+    what = op.name.removeprefix("torch.")
     _alpha_is_one(op, what)
     rank = len(_result_shape(op))
     operands = []
     for value in op.operands[:2]:
-        data = dense_constant(value)
+        data = dense_constant(value) if op.name.endswith(".Tensor") else _number(value, what)
         operands.append(("const", data) if data is not None else
                         ("int",) + quantized_operand(value, what))
     quantized = [o[2] for o in operands if o[0] == "int"]
@@ -99,7 +112,9 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
     terms = []
     for o in operands:
         if o[0] == "const":
-            values = np.round(np.asarray(o[1], np.float64) / common)
+            # -inf (an attention mask) and other constants far outside the output's range
+            # saturate it all the same from 2^30: the int32 sum cannot overflow
+            values = np.clip(np.round(np.asarray(o[1], np.float64) / common), -2**30, 2**30)
             terms.append(tb.const(values.reshape([1] * (rank - values.ndim) + list(values.shape)),
                                   tb.int_type(32)))
         else:
@@ -107,6 +122,14 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
             terms.append(_same_rank(_to_int32(x, qp, qp.scalar_scale / common, what), rank))
     acc = (tb.add if kind == "add" else tb.sub)(terms[0], terms[1])
     return _from_int32(acc, common / out.scalar_scale, out, what)
+
+
+def _number(value: ir.Value, what: str) -> np.ndarray | None:
+    """The `other` of add.Scalar / sub.Scalar (x + c) as a 0-d array; None for x itself."""
+    op = tb.defining_op(value)
+    if op is None or not op.name.startswith("torch.constant."):
+        return None
+    return np.asarray(float(constant(value, f"{what}: other")))
 
 
 def lower_add(op, out):
@@ -120,11 +143,46 @@ def lower_sub(op, out):
 def lower_mul(op, out):
     what = "aten.mul.Tensor"
     rank = len(_result_shape(op))
+    for i in (0, 1):
+        data = dense_constant(op.operands[1 - i])
+        if data is not None:
+            return _mul_constant(*quantized_operand(op.operands[i], what), data, out, rank, what)
     (a, qa), (b, qb) = (quantized_operand(v, what) for v in op.operands[:2])
     a32 = _same_rank(_to_int32(a, qa, 1.0, what), rank)
     b32 = _same_rank(_to_int32(b, qb, 1.0, what), rank)
     return _from_int32(tb.mul(a32, b32), qa.scalar_scale * qb.scalar_scale / out.scalar_scale,
                        out, what)
+
+
+def _mul_constant(x: ir.Value, qp: QParams, data: np.ndarray, out: QParams, rank: int,
+                  what: str) -> ir.Value:
+    """x * c with c a float constant (a masked softmax's 0/1 kept positions): c as int32, its
+    integers as they are (exact), other values at 2^k / max|c| with k bits left by x's."""
+    c = np.asarray(data, np.float64)
+    top = float(np.abs(c).max()) or 1.0
+    exact = bool(np.all(c == np.round(c))) and top < 2**15
+    unit = 1.0 if exact else top / 2.0 ** (30 - len(bin(qp.qmax - qp.qmin)) + 2)
+    factor = np.round(c / unit).reshape([1] * (rank - c.ndim) + list(c.shape))
+    product = tb.mul(_same_rank(_to_int32(x, qp, 1.0, what), rank),
+                     tb.const(factor, tb.int_type(32)))
+    return _from_int32(product, qp.scalar_scale * unit / out.scalar_scale, out, what)
+
+
+def lower_scalar(op, out):
+    """x * c or x / c by a positive number: the same codes at another scale (TosaQuantizer
+    gives the output scale s_x * c), else one RESCALE by s_x * c / s_y."""
+    what = op.name.removeprefix("torch.")
+    x, qp = quantized_operand(op.operands[0], what)
+    c = float(constant(op.operands[1], f"{what}: other"))
+    if c <= 0 or not np.isfinite(c):
+        raise UnsupportedError(f"{what}: only a positive finite number is supported in a "
+                               f"quantized graph, got {c}")
+    ratio = qp.scalar_scale * (1.0 / c if op.name == "torch.aten.div.Scalar" else c) \
+        / out.scalar_scale
+    if abs(ratio - 1.0) < 1e-6 and qp.zero_point == out.zero_point and qp.int_type == out.int_type:
+        return x
+    return tb.rescale(x, qm.rescale_params(ratio, what), out.elem(),
+                      input_zp=qp.scalar_zero_point, output_zp=out.scalar_zero_point)
 
 
 # --- reductions and concat ------------------------------------------------------------------
@@ -277,9 +335,58 @@ def lower_layout(op: ir.Operation, out: QParams) -> ir.Value:
         y = tb.reshape(tb.slice_(x, begin, size), out_shape)
     elif op.name in ("torch.aten.pad", "torch.aten.constant_pad_nd"):
         y = _pad(op, x, qp, what)
+    elif op.name in _MOVES:
+        y = _MOVES[op.name](op, x, out_shape, what)
     else:  # view / reshape / flatten / squeeze / unsqueeze: same elements, same order
         y = tb.reshape(x, out_shape)
     return requantized(y, qp, out, what)
+
+
+def _expand(op: ir.Operation, x: ir.Value, out_shape: list[int], what: str) -> ir.Value:
+    """expand / repeat: size-1 dims (and new leading ones) copied by TILE."""
+    shape = tb.shape_of(x)
+    x = tb.reshape(x, [1] * (len(out_shape) - len(shape)) + shape)
+    return tb.tile(x, [o // i for o, i in zip(out_shape, tb.shape_of(x))])
+
+
+def _repeat_interleave(op: ir.Operation, x: ir.Value, out_shape: list[int], what: str):
+    """Each element repeated r times along `dim`: [.., n, ..] -> [.., n, 1, ..], TILE r times
+    on the new axis, [.., n * r, ..] (RESHAPE, TILE, RESHAPE; no GATHER)."""
+    shape = tb.shape_of(x)
+    if _is_none(op.operands[2]):
+        raise UnsupportedError(f"{what}: a flattening repeat_interleave (dim=None) is not "
+                               f"supported in a quantized graph")
+    dim = int(constant(op.operands[2], f"{what}: dim")) % len(shape)
+    repeats = int(constant(op.operands[1], f"{what}: repeats"))
+    split = shape[:dim + 1] + [1] + shape[dim + 1:]
+    multiples = [1] * len(split)
+    multiples[dim + 1] = repeats
+    return tb.reshape(tb.tile(tb.reshape(x, split), multiples), out_shape)
+
+
+def _flip(op: ir.Operation, x: ir.Value, out_shape: list[int], what: str) -> ir.Value:
+    """REVERSE per flipped dim, each on [1, outer, n, inner] along axis 2: the W axis of an
+    NHWC tensor, which the Ethos-U55 reverses (not its C axis)."""
+    shape = tb.shape_of(x)
+    for dim in sorted({d % len(shape) for d in int_list(op.operands[1], f"{what}: dims")}):
+        outer = int(np.prod(shape[:dim], dtype=np.int64))
+        inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
+        x = tb.reshape(tb.reverse(tb.reshape(x, [1, outer, shape[dim], inner]), 2), shape)
+    return x
+
+
+def _narrow(op: ir.Operation, x: ir.Value, out_shape: list[int], what: str) -> ir.Value:
+    shape = tb.shape_of(x)
+    dim = int(constant(op.operands[1], f"{what}: dim")) % len(shape)
+    start = int(constant(op.operands[2], f"{what}: start")) % shape[dim]
+    begin = [0] * len(shape)
+    begin[dim] = start
+    return tb.slice_(x, begin, out_shape)
+
+
+_MOVES = {"torch.aten.expand": _expand, "torch.aten.repeat": _expand,
+          "torch.aten.repeat_interleave.self_int": _repeat_interleave,
+          "torch.aten.flip": _flip, "torch.aten.narrow": _narrow}
 
 
 def _pad(op: ir.Operation, x: ir.Value, qp: QParams, what: str) -> ir.Value:
@@ -317,9 +424,58 @@ def _is_int(value: ir.Value) -> bool:
 
 LAYOUT_OPS = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.view",
               "torch.aten.reshape", "torch.aten._unsafe_view", "torch.aten.flatten.using_ints",
-              "torch.aten.squeeze.dim", "torch.aten.squeeze", "torch.aten.unsqueeze",
+              "torch.aten.squeeze.dim", "torch.aten.squeeze", "torch.aten.squeeze.dims",
+              "torch.prims.squeeze", "torch.aten.unsqueeze", "torch.aten.unflatten.int",
               "torch.aten.slice.Tensor", "torch.aten.select.int", "torch.aten.clone", "torch.aten.contiguous",
-              "torch.aten.pad", "torch.aten.constant_pad_nd")
+              "torch.aten.pad", "torch.aten.constant_pad_nd", *_MOVES)
+
+
+# --- PReLU ---------------------------------------------------------------------------------
+
+
+def lower_prelu(op, out, target=None):
+    """prelu(x, a): x where x >= 0, a[c] x elsewhere, a per channel (axis 1) or one slope.
+
+    One slope: a TABLE (int8: bit-exact; int16: the kink at 0 is a table node, so the
+    interpolation is exact on both sides). Per channel, in int32 at scale sx 2^-q (q such
+    that |x| 2^q max(1, |a|) < 2^30):
+
+        xq = RESCALE(x, 2^q), ax = MUL(RESCALE(x, 1), A, shift t), A = round(a 2^(q+t))
+        y  = MAXIMUM(xq, ax) (every a <= 1) or MINIMUM(xq, ax) (every a >= 1)
+           = MAXIMUM(xq, 0) + MUL(MINIMUM(x, 0), A, shift t) (slopes on both sides of 1)
+        then RESCALE by sx 2^-q / sy: 5 ops (7 with mixed slopes)."""
+    what = "aten.prelu"
+    slopes = dense_constant(op.operands[1])
+    if slopes is None:
+        raise UnsupportedError(f"{what}: the slopes must be constants in a quantized graph")
+    slopes = np.asarray(slopes, np.float64).reshape(-1)
+    if np.unique(slopes).size == 1:
+        return _table_of(op, out, target, lambda t, a=float(slopes[0]): _prelu(t, a))
+    x, qp = quantized_operand(op.operands[0], what)
+    shape = tb.shape_of(x)
+    if len(shape) < 2 or shape[1] != slopes.size:
+        raise UnsupportedError(f"{what}: {slopes.size} slopes for an input of shape {shape}")
+    x_bits = int(np.ceil(np.log2(qp.qmax - qp.qmin + 1)))
+    a_bits = max(0, int(np.ceil(np.log2(np.abs(slopes).max()))))
+    q = 30 - x_bits - a_bits
+    t = 30 - q - a_bits  # A < 2^30
+    per_channel = slopes.reshape([1, slopes.size] + [1] * (len(shape) - 2))
+    a_const = tb.const(np.round(per_channel * 2.0 ** (q + t)), tb.int_type(32))
+    xq = _to_int32(x, qp, 2.0**q, what)
+    x1 = _to_int32(x, qp, 1.0, what)
+    if np.all(slopes <= 1) or np.all(slopes >= 1):
+        ax = tb.mul(x1, a_const, t)
+        y = (tb.maximum if np.all(slopes <= 1) else tb.minimum)(xq, ax)
+    else:
+        zero = tb.const(np.zeros([1] * len(shape)), tb.int_type(32))
+        y = tb.add(tb.maximum(xq, zero), tb.mul(tb.minimum(x1, zero), a_const, t))
+    return _from_int32(y, qp.scalar_scale * 2.0**-q / out.scalar_scale, out, what)
+
+
+def _prelu(values, slope: float):
+    import torch
+
+    return torch.where(values >= 0, values, values * slope)
 
 
 # --- nonlinearities as tables ----------------------------------------------------------------
@@ -340,19 +496,35 @@ def _table_functions():
         "torch.aten.hardswish": F.hardswish,
         "torch.aten.hardsigmoid": F.hardsigmoid,
         "torch.aten.elu": F.elu,
+        "torch.aten.sqrt": torch.sqrt,
+        "torch.aten.rsqrt": torch.rsqrt,
+        "torch.aten.mish": F.mish,
     }
 
 
 TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.aten.log",
              "torch.aten.reciprocal",
              "torch.aten.gelu", "torch.aten.silu", "torch.aten.hardswish",
-             "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu")
+             "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu",
+             "torch.aten.sqrt", "torch.aten.rsqrt", "torch.aten.pow.Tensor_Scalar",
+             "torch.aten.softplus", "torch.aten.mish")
 
 
 def lower_table(op, out, target=None):
     what = op.name.removeprefix("torch.")
-    x, qp = quantized_operand(op.operands[0], what)
-    if op.name == "torch.aten.leaky_relu":
+    if op.name == "torch.aten.pow.Tensor_Scalar":
+        exponent = float(constant(op.operands[1], f"{what}: exponent"))
+        if out.int_type == "i16" and exponent in (2.0, 3.0):
+            return _int16_power(*quantized_operand(op.operands[0], what), out, int(exponent),
+                                what)
+        fn = lambda t: t ** exponent  # noqa: E731
+    elif op.name == "torch.aten.softplus":
+        import torch.nn.functional as F
+
+        beta, threshold = (float(constant(v, f"{what}: {n}")) for v, n in zip(
+            op.operands[1:3], ("beta", "threshold")))
+        fn = lambda t: F.softplus(t, beta, threshold)  # noqa: E731
+    elif op.name == "torch.aten.leaky_relu":
         import torch.nn.functional as F
 
         slope = float(constant(op.operands[1], f"{what}: negative_slope"))
@@ -363,12 +535,21 @@ def lower_table(op, out, target=None):
         approximate = constant(op.operands[1], f"{what}: approximate")
         fn = lambda t: F.gelu(t, approximate=approximate)  # noqa: E731
     elif op.name == "torch.aten.elu" and len(op.operands) > 1:
-        alpha = float(constant(op.operands[1], f"{what}: alpha"))
-        import torch.nn.functional as F
+        import torch
 
-        fn = lambda t: F.elu(t, alpha)  # noqa: E731
+        # alpha, scale, input_scale: selu and celu arrive as elu with them
+        alpha, scale, input_scale = (float(constant(v, f"{what}: {n}")) for v, n in zip(
+            op.operands[1:4], ("alpha", "scale", "input_scale")))
+        fn = lambda t: torch.ops.aten.elu(t, alpha, scale, input_scale)  # noqa: E731
     else:
         fn = _table_functions()[op.name]
+    return _table_of(op, out, target, fn)
+
+
+def _table_of(op, out: QParams, target, fn) -> ir.Value:
+    """y = fn(x) as a TABLE (int8: 256 entries; int16: 513 and a RESCALE)."""
+    what = op.name.removeprefix("torch.")
+    x, qp = quantized_operand(op.operands[0], what)
     if qp.int_type != out.int_type:
         raise UnsupportedError(f"{what}: input ({qp.int_type}) and output ({out.int_type}) must "
                                f"have the same integer type for a TABLE")
@@ -377,6 +558,21 @@ def lower_table(op, out, target=None):
     values = qm.table_int8(fn, qp.scalar_scale, qp.scalar_zero_point, out.scalar_scale,
                            out.scalar_zero_point, out.qmin, out.qmax)
     return tb.table(x, values, out.elem())
+
+
+def _int16_power(x: ir.Value, qp: QParams, out: QParams, n: int, what: str) -> ir.Value:
+    """x^2, x^3 of int16 x (zero point 0) exactly, where a 513-entry TABLE would interpolate:
+    x^2 = MUL(x, x) in int32 (< 2^30); x^3 = MUL(x^2, x, shift 15) (int32 x int32, product
+    < 2^45 before the shift), at scale sx^n (2^15 sx^3), then one RESCALE to y."""
+    if qp.scalar_zero_point or out.scalar_zero_point:
+        raise UnsupportedError(f"{what}: int16 activations must have zero point 0 (input "
+                               f"{qp.scalar_zero_point}, output {out.scalar_zero_point})")
+    product, scale = tb.mul(x, x), qp.scalar_scale**2
+    if n == 3:
+        shift = 15
+        product = tb.mul(product, _to_int32(x, qp, 1.0, what), shift)
+        scale = qp.scalar_scale**3 * 2**shift
+    return _from_int32(product, scale / out.scalar_scale, out, what)
 
 
 def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) -> ir.Value:
@@ -391,7 +587,7 @@ def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) 
     lookup is within 1/2 step (entry rounding) plus half the chord error of f(x) / sy before
     the final rounding: one step of the PT2E model's round(f(x) / sy) when that error is
     below 1/2 step, which holds for f'' * (128 sx)^2 / 16 < sy / 2."""
-    _require_int16_tables(what, target)
+    require_int16_tables(what, target)
     if qp.scalar_zero_point or out.scalar_zero_point:
         raise UnsupportedError(f"{what}: int16 activations must have zero point 0 (input "
                                f"{qp.scalar_zero_point}, output {out.scalar_zero_point})")
@@ -408,7 +604,7 @@ def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) 
     return tb.rescale(tb.table(x, values, tb.int_type(32)), rescale, out.elem())
 
 
-def _require_int16_tables(what: str, target) -> None:
+def require_int16_tables(what: str, target) -> None:
     if target is not None and not target.int16_tables:
         raise UnsupportedError(
             f"{what}: int16 activations (scheme 'a16w8') need an int16 TABLE lookup (513 "

@@ -1,0 +1,242 @@
+"""Layers rewritten, before annotation, into ops that have integer lowerings.
+
+`TosaQuantizer.transform_for_annotation` runs this before decompose_softmax.py. Each
+rewrite keeps the float model's result (up to float rounding) and turns one op without
+an integer lowering into ops TosaQuantizer annotates with its ordinary rules, so the PT2E
+model computes what the integer graph computes, piece by piece:
+
+    split / chunk / unbind(x, dim)   -> slice(x, dim, ...) per piece (unbind: then squeeze):
+                                        each piece shares x's parameters
+    glu(x, dim)                      -> a = slice(x, dim, 0, h), b = slice(x, dim, h, 2h),
+                                        a * sigmoid(b): SLICE, SLICE, TABLE, MUL
+    batch_norm(x) with running       -> a depthwise conv1d with kernel 1 over [N, C, L]
+    statistics (one prepare_pt2e        (x viewed so; weight s[c] = gamma / sqrt(var + eps),
+    could not fold into a conv or       bias beta - mean * s): int8 per-channel weights hold
+    linear)                             each s[c] exactly (+-127 at scale |s[c]| / 127), so
+                                        the PT2E model and the integer graph agree (one
+                                        DEPTHWISE_CONV2D and its RESCALE)
+    batch_norm(x) without running    -> instance_norm over [1, C, N * L] (x viewed so): the
+    statistics (batch statistics in     same per-channel mean and variance over the batch
+    any mode)                           and the positions
+    scaled_dot_product_attention     -> (q * scale) @ k^T [+ additive bias], softmax over the
+    (q, k, v, mask, is_causal)          last dim with the mask's excluded positions marked
+                                        on it (decompose_softmax.MASK_KEY), @ v: a MATMUL, the
+                                        softmax's pieces, a MATMUL. The mask must not depend
+                                        on the model's inputs (a causal mask, a fixed one):
+                                        it is evaluated here.
+
+Every new node carries the replaced node's source meta (diagnostics name its line).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import torch
+from torch.fx import GraphModule, Node
+
+from . import decompose_softmax as sm
+from .graph_nodes import NodeBuilder, constant_value
+
+aten = torch.ops.aten
+
+SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default,
+          aten.unbind.int}
+# A mask entry at or below this (or -inf) excludes its position from a softmax; values above
+# it are an additive bias (relative positions, ALiBi).
+EXCLUDED = -1e4
+
+
+def decompose_layers(model: GraphModule) -> GraphModule:
+    """Rewrites `model` in place (see the module doc)."""
+    changed = False
+    for node in list(model.graph.nodes):
+        if node.op != "call_function" or not _float(node.args[0] if node.args else None):
+            continue
+        rewrite = _REWRITES.get(node.target)
+        if rewrite is not None and rewrite(model, node):
+            changed = True
+    if changed:
+        model.graph.lint()
+        model.recompile()
+    return model
+
+
+def _float(value) -> bool:
+    val = value.meta.get("val") if isinstance(value, Node) else None
+    return isinstance(val, torch.Tensor) and val.is_floating_point()
+
+
+def _shape(node: Node) -> list[int]:
+    return list(node.meta["val"].shape)
+
+
+def _replace(model: GraphModule, node: Node, result: Node) -> bool:
+    node.replace_all_uses_with(result)
+    model.graph.erase_node(node)
+    return True
+
+
+# --- split / chunk / unbind -----------------------------------------------------------------
+
+
+def _split(model: GraphModule, node: Node) -> bool:
+    """Each getitem of the split becomes a slice of x (unbind: a select)."""
+    x = node.args[0]
+    shape = _shape(x)
+    unbind = node.target is aten.unbind.int
+    dim_index = 1 if unbind else 2
+    dim = node.args[dim_index] if len(node.args) > dim_index else node.kwargs.get("dim", 0)
+    dim %= len(shape)
+    sizes = [1 if unbind else p.shape[dim] for p in node.meta["val"]]
+    users = list(node.users)
+    if not all(u.target is operator.getitem for u in users):
+        return False
+    new = NodeBuilder(model, node)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    for user in users:
+        i = user.args[1]
+        with model.graph.inserting_before(user):
+            if unbind:
+                piece = new(aten.select.int, (x, dim, starts[i]))
+            else:
+                piece = new(aten.slice.Tensor, (x, dim, starts[i], starts[i] + sizes[i]))
+        user.replace_all_uses_with(piece)
+        model.graph.erase_node(user)
+    model.graph.erase_node(node)
+    return True
+
+
+# --- glu ------------------------------------------------------------------------------------
+
+
+def _glu(model: GraphModule, node: Node) -> bool:
+    x = node.args[0]
+    shape = _shape(x)
+    dim = (node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", -1)) % len(shape)
+    half = shape[dim] // 2
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        a = new(aten.slice.Tensor, (x, dim, 0, half))
+        b = new(aten.slice.Tensor, (x, dim, half, 2 * half))
+        y = new(aten.mul.Tensor, (a, new(aten.sigmoid.default, (b,))))
+    return _replace(model, node, y)
+
+
+# --- batch norm -----------------------------------------------------------------------------
+
+
+def _batch_norm(model: GraphModule, node: Node) -> bool:
+    """aten.batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
+    cudnn_enabled)."""
+    x, weight, bias, mean, var = node.args[:5]
+    training, eps = node.args[5], node.args[7]
+    shape = _shape(x)
+    if len(shape) < 2:
+        return False
+    params = [constant_value(model, p) if p is not None else None
+              for p in (weight, bias, mean, var)]
+    if any(p is None for p, a in zip(params, (weight, bias, mean, var)) if a is not None):
+        return False  # statistics or affine parameters computed from the inputs
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        if mean is None and var is None:
+            y = _batch_statistics(new, x, weight, bias, eps, shape)
+        elif training:
+            return False  # training mode with running statistics: refused at compile time
+        else:
+            y = _running_statistics(new, x, params, eps, shape)
+    return _replace(model, node, y)
+
+
+def _running_statistics(new: NodeBuilder, x: Node, params, eps: float, shape: list[int]) -> Node:
+    gamma, beta, mean, var = (p.double() if p is not None else None for p in params)
+    c = shape[1]
+    scale = (gamma if gamma is not None else torch.ones(c, dtype=torch.float64)) \
+        / torch.sqrt(var + eps)
+    shift = (beta if beta is not None else torch.zeros(c, dtype=torch.float64)) - mean * scale
+    length = math.prod(shape[2:])
+    weight = new.constant("_torch2tosa_bn_weight", scale.float().reshape(c, 1, 1))
+    bias = new.constant("_torch2tosa_bn_bias", shift.float())
+    x3 = new(aten.view.default, (x, [shape[0], c, length])) if len(shape) != 3 else x
+    y = new(aten.conv1d.default, (x3, weight, bias, [1], [0], [1], c))
+    return new(aten.view.default, (y, shape)) if len(shape) != 3 else y
+
+
+def _batch_statistics(new: NodeBuilder, x: Node, weight, bias, eps: float,
+                      shape: list[int]) -> Node:
+    n, c = shape[:2]
+    rest = math.prod(shape[2:])
+    if n == 1:
+        flat = new(aten.view.default, (x, [1, c, rest])) if len(shape) != 3 else x
+    else:
+        channels_first = new(aten.transpose.int, (new(aten.view.default, (x, [n, c, rest])), 0, 1))
+        flat = new(aten.reshape.default, (channels_first, [1, c, n * rest]))
+    y = new(aten.instance_norm.default, (flat, weight, bias, None, None, True, 0.0, eps, False))
+    if n == 1:
+        return new(aten.view.default, (y, shape)) if len(shape) != 3 else y
+    back = new(aten.transpose.int, (new(aten.view.default, (y, [c, n, rest])), 0, 1))
+    return new(aten.reshape.default, (back, shape))
+
+
+# --- scaled dot-product attention -------------------------------------------------------------
+
+
+def _sdpa(model: GraphModule, node: Node) -> bool:
+    """aten.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0,
+    is_causal=False, scale=None, enable_gqa=False)."""
+    names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
+             "enable_gqa")
+    defaults = (None, None, None, None, 0.0, False, None, False)
+    args = dict(zip(names, defaults))
+    args.update(zip(names, node.args))
+    args.update(node.kwargs)
+    q, k, v, mask = args["query"], args["key"], args["value"], args["attn_mask"]
+    if args["dropout_p"] or args["enable_gqa"] or not all(_float(t) for t in (q, k, v)):
+        return False
+    length, source = _shape(q)[-2], _shape(k)[-2]
+    bias = _attention_bias(model, mask, args["is_causal"], length, source)
+    if bias is False:
+        return False
+    scale = args["scale"] if args["scale"] is not None else 1.0 / math.sqrt(_shape(q)[-1])
+    rank = len(_shape(k))
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        scores = new(aten.matmul.default, (new(aten.mul.Tensor, (q, scale)),
+                                           new(aten.transpose.int, (k, rank - 2, rank - 1))))
+        excluded = None
+        if bias is not None:
+            excluded = bias <= EXCLUDED
+            additive = torch.where(excluded, torch.zeros_like(bias), bias)
+            if bool(additive.ne(0).any()):
+                scores = new(aten.add.Tensor, (scores, new.constant(
+                    "_torch2tosa_attention_bias", additive.float())))
+            if not bool(excluded.any()):
+                excluded = None
+        weights = new(aten.softmax.int, (scores, -1))
+        if excluded is not None:
+            weights.meta[sm.MASK_KEY] = excluded
+        y = new(aten.matmul.default, (weights, v))
+    return _replace(model, node, y)
+
+
+def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, source: int):
+    """The float additive bias of an attention mask ([.., L, S]; -inf where excluded), None
+    without a mask, False when the mask depends on the model's inputs."""
+    if is_causal:
+        return torch.zeros(length, source).masked_fill(
+            torch.ones(length, source, dtype=torch.bool).tril().logical_not(), -math.inf)
+    if mask is None:
+        return None
+    value = constant_value(model, mask)
+    if value is None:
+        return False
+    if value.dtype == torch.bool:
+        return torch.zeros(value.shape).masked_fill(value.logical_not(), -math.inf)
+    return value.to(torch.float64)
+
+
+_REWRITES = {**{op: _split for op in SPLITS}, aten.glu.default: _glu,
+             aten.batch_norm.default: _batch_norm,
+             aten.scaled_dot_product_attention.default: _sdpa}
