@@ -126,8 +126,13 @@ def left_in_float(converted: torch.fx.GraphModule) -> list[dict]:
     Each: {"op": "aten.layer_norm.default", "line": "file:line" or None,
     "module": "self.norm (LayerNorm)" or None}."""
     float_nodes, left = set(), []
+    from_inputs = set()  # nodes computed from the model's inputs (the rest fold to constants)
     for node in converted.graph.nodes:
+        if node.op == "placeholder" or any(a in from_inputs for a in node.all_input_nodes):
+            from_inputs.add(node)
         if node.op != "call_function" or is_qdq(node) or _annotated(node):
+            continue
+        if node not in from_inputs:  # a constant mask, an index table: folded at compile time
             continue
         inputs = [a for a in node.all_input_nodes if a.op != "get_attr"]
         float_inputs = [a for a in inputs if _holds_float(a)]
