@@ -124,15 +124,13 @@ class Cell:
     # (block-diagonal weights, x of both directions concatenated on features), not on the
     # matmul batch axis
     channel_directions: bool = False
-    # step 0 from given initial states, when they differ from later states (an integer h0 at
-    # its own scale); None: `step`. Both forms run it outside any loop.
+    # step 0, when it differs from later steps (an integer h0 at its own scale); None: `step`.
+    # Both forms run it outside any loop.
     first_step: Callable[[ir.Value, States, Any, int], States] | None = None
 
-    def step_at(self, t: int, states: States) -> Callable[[ir.Value, States, Any, int], States]:
-        """The step function of step t from `states` (a known-zero state takes `step`)."""
-        if t == 0 and self.first_step is not None and all(s is not None for s in states):
-            return self.first_step
-        return self.step
+    def step_at(self, t: int) -> Callable[[ir.Value, States, Any, int], States]:
+        """The step function of step t."""
+        return self.first_step if t == 0 and self.first_step is not None else self.step
 
     def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
         return (self.project or input_projection)(x, weights)
@@ -223,7 +221,7 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     consts = cell.constants(weights)
     states, outputs = carry_in(states0, weights), []
     for t in range(steps):
-        states = cell.step_at(t, states)(gi_at(t), states, consts, weights.hidden)
+        states = cell.step_at(t)(gi_at(t), states, consts, weights.hidden)
         outputs.append(states[0])
     reorder = layout.interleaved and tb.is_float(weights.elem)
     if weights.copies > 1:
