@@ -1,8 +1,8 @@
 """`quantize(model, calibration, scheme)`: post-training quantization with torchao's PT2E.
 
 export (non-strict, as the compiler does) -> prepare_pt2e(TosaQuantizer) -> run every
-calibration item (a GRU with h0 shows every layer's states to its observer:
-gru_calibration) -> convert_pt2e. The result is a GraphModule of float ops between
+calibration item (a multi-layer recurrence with a calibrated state shows every layer's
+states to its observer: recurrent_calibration) -> convert_pt2e. The result is a GraphModule of float ops between
 quantized_decomposed quantize/dequantize ops, with the weights already int8 constants,
 which the importer turns into torch-dialect MLIR for the INT lowering.
 
@@ -23,7 +23,7 @@ from ..frontend.inputs import example_input_tuple
 from ..graph_abi import FLOAT_MODEL_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import torchao_quiet
-from .gru_calibration import calibrate
+from .recurrent_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)

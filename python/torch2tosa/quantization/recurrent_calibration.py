@@ -1,12 +1,13 @@
-"""Calibrating a GRU's state format over every layer, not only the last.
+"""Calibrating a recurrent layer's state format over every layer, not only the last.
 
-With h0 given, a quantized GRU's states h_t (t >= 1) of every layer, its outputs and h_n
-share one power-of-two format (`schemes.StateObserver` on the outputs; h_n is one tensor
-holding every layer's last state). The observer sees the last layer's outputs; the layers
-below stay inside `aten.gru.input`. `calibrate` runs each calibration item through the
-prepared graph with an fx Interpreter that, at such a GRU, also runs the float layers
-below the last one by one (`aten.gru.input` with num_layers = 1 on the same parameters)
-and shows their outputs to the observer. A model without such a GRU is run as it is.
+Where a quantized recurrence's state is calibrated (a GRU with h0, an LSTM with proj_size,
+an RNN-relu), its states h_t of every layer, its outputs and h_n share one format
+(`schemes.StateObserver` on the outputs; h_n is one tensor holding every layer's last
+state). The observer sees the last layer's outputs; the layers below stay inside the op.
+`calibrate` runs each calibration item through the prepared graph with an fx Interpreter
+that, at such an op, also runs the float layers below the last one by one (the op with
+num_layers = 1 on the same parameters) and shows their outputs to the observer. A model
+without such an op is run as it is.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ from torch.fx import GraphModule, Interpreter, Node
 
 from .schemes import StateObserver
 
-_GRU = torch.ops.aten.gru.input
+aten = torch.ops.aten
+_LAYER_OPS = {aten.gru.input, aten.lstm.input, aten.rnn_tanh.input, aten.rnn_relu.input}
 
 
 def state_observers(prepared: GraphModule) -> dict[Node, StateObserver]:
-    """Multi-layer GRU nodes whose output (getitem 0) a StateObserver observes."""
+    """Multi-layer recurrent nodes whose output (getitem 0) a StateObserver observes."""
     found = {}
     for node in prepared.graph.nodes:
-        if node.target is not _GRU or node.args[4] < 2:
+        if node.target not in _LAYER_OPS or node.args[4] < 2:
             continue
         for item in node.users:
             if item.target is operator.getitem and item.args[1] == 0:
@@ -49,11 +51,12 @@ class _LayerStates(Interpreter):
             args, _ = self.fetch_args_kwargs_from_env(n)
             x, hx, params, has_biases, layers, _, _, bidirectional, batch_first = args[:9]
             d = 2 if bidirectional else 1
-            per = d * (4 if has_biases else 2)
+            per = len(params) // (layers * d) * d  # parameters of one layer
             for layer in range(layers - 1):  # the last layer's outputs: getitem 0's observer
-                x, _ = _GRU(x, hx[layer * d:(layer + 1) * d],
-                            params[layer * per:(layer + 1) * per], has_biases, 1, 0.0, False,
-                            bidirectional, batch_first)
+                rows = slice(layer * d, (layer + 1) * d)
+                states = [s[rows] for s in hx] if isinstance(hx, (list, tuple)) else hx[rows]
+                x = n.target(x, states, params[layer * per:(layer + 1) * per], has_biases, 1,
+                             0.0, False, bidirectional, batch_first)[0]
                 observer(x)
         return result
 
