@@ -29,17 +29,21 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   as a whole. x act (calibrated); weights int8 per output
                                   channel (W_ih, W_hh, an LSTM's W_hr); biases stay float
                                   (the lowering folds them into int32). A zero h0 / c0
-                                  (aten.zeros) is left alone; a given one gets its own
-                                  symmetric min/max scale (step 0 reads it). The results
+                                  (aten.zeros) is left alone (but an LSTM's c0); a given one
+                                  gets its own symmetric min/max scale (step 0 reads it). The
+                                  results
                                   (getitems; a single-state cell's own output) holding h
                                   share the state format (`Scheme.state`: int8 2^-7 / int16
                                   2^-15, zero point 0) when h is bounded: an LSTM without
                                   proj_size, an RNN-tanh, a GRU without h0; otherwise a
                                   calibrated power of two (`Scheme.state_observed`: a GRU
-                                  with h0, an LSTM with proj_size; `Scheme.relu_state` over
-                                  [0, 2^k) for an RNN-relu), observed over every layer's
-                                  states (recurrent_calibration). An LSTM's c_n (a cell's c')
-                                  is an ordinary calibrated activation (act).
+                                  with h0; `wide_state`: an LSTM with proj_size;
+                                  `relu_state` over [0, 2^k) for an RNN-relu), observed over
+                                  every layer's states (recurrent_calibration). An LSTM's c0
+                                  (zero fill or not) and c_n (a cell's cx, c') share c's
+                                  boundary format (`cell_state`: a power of two calibrated
+                                  over every c_t, which also sets the tanh(c) TABLE's input
+                                  range).
 
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
 on the input edge). Anything else (comparisons, integer ops) stays float, with a
@@ -164,11 +168,15 @@ class TosaQuantizer(Quantizer):
                                             None if ch_axis is None else 0)
         _annotate(node, inputs, self._output_unless_fused(node))
 
-    def _recurrent_inputs(self, x: Node, states: list[Node]) -> dict:
-        """x the activation format; a given initial state (not a zero fill) its own."""
+    def _recurrent_inputs(self, x: Node, states: list[Node], kind: str) -> dict:
+        """x the activation format; a given initial state (not a zero fill) its own. An
+        LSTM's c0, given or a zero fill, the cell state's format (`Scheme.cell_state`): the
+        lowering reads c's calibrated range there even when c_n is unused (and gone)."""
         inputs = {x: self.scheme.activation}
-        for state in states:
-            if not (state.op == "call_function" and state.target in ZERO_FILLS):
+        for i, state in enumerate(states):
+            if kind == "lstm" and i == 1 and state not in inputs:
+                inputs[state] = self.scheme.cell_state
+            elif not (state.op == "call_function" and state.target in ZERO_FILLS):
                 inputs[state] = self.scheme.initial_state
         return inputs
 
@@ -177,9 +185,9 @@ class TosaQuantizer(Quantizer):
         calibrated power of two."""
         if kind == "rnn_relu":
             return self.scheme.relu_state
-        if (kind == "gru" and given_h0) or projected:
-            return self.scheme.state_observed
-        return self.scheme.state
+        if projected:
+            return self.scheme.wide_state
+        return self.scheme.state_observed if kind == "gru" and given_h0 else self.scheme.state
 
     def _annotate_recurrent(self, node: Node, kind: str) -> None:
         """aten.<kind>.input(x, hx, params, has_biases, num_layers, ..., bidirectional, ...)
@@ -188,7 +196,7 @@ class TosaQuantizer(Quantizer):
         states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
-        inputs = self._recurrent_inputs(x, states)
+        inputs = self._recurrent_inputs(x, states, kind)
         groups = layers * (2 if node.args[7] else 1)
         per_group = len(params) // groups  # w_ih, w_hh[, b_ih, b_hh][, w_hr]
         projected = kind == "lstm" and per_group == (5 if has_biases else 3)
@@ -198,7 +206,8 @@ class TosaQuantizer(Quantizer):
                 inputs[w] = self.scheme.weight(0)
         _annotate(node, inputs, None)
         given_h0 = states[0] in inputs
-        self._annotate_states(node, kind, [0, 1], 2, self._state_spec(kind, given_h0, projected))
+        self._annotate_states(node, states, kind, [0, 1], 2,
+                              self._state_spec(kind, given_h0, projected))
 
     def _annotate_recurrent_cell(self, node: Node, kind: str) -> None:
         """aten.<kind>_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h' (an LSTM's: (h', c') via
@@ -207,7 +216,7 @@ class TosaQuantizer(Quantizer):
         states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
-        inputs = self._recurrent_inputs(x, states)
+        inputs = self._recurrent_inputs(x, states, kind)
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
@@ -217,20 +226,20 @@ class TosaQuantizer(Quantizer):
                 _annotate(node, inputs, state)
             return
         _annotate(node, inputs, None)
-        self._annotate_states(node, kind, [0], 1, state)
+        self._annotate_states(node, states, kind, [0], 1, state)
 
-    def _annotate_states(self, node: Node, kind: str, h_items: list[int], c_item: int,
-                         state) -> None:
+    def _annotate_states(self, node: Node, states: list[Node], kind: str, h_items: list[int],
+                         c_item: int, state) -> None:
         """The getitems of a recurrent node: those holding h (`h_items`) one state format,
-        shared when it is observed; an LSTM's c (`c_item`) an activation of its own."""
+        shared when it is observed; an LSTM's c (`c_item`) c0's format (`cell_state`)."""
         items = {u.args[1]: u for u in node.users if u.target is operator.getitem
                  and _is_float(u)}
         h = [items[i] for i in sorted(items) if i in h_items]
         for i, user in enumerate(h):
             shared = i > 0 and not isinstance(state, FixedQParamsQuantizationSpec)
             _annotate(user, {}, SharedQuantizationSpec(h[0]) if shared else state)
-        if kind == "lstm" and c_item in items:
-            _annotate(items[c_item], {}, self.scheme.activation)
+        if kind == "lstm" and c_item in items and states[1] is not states[0]:
+            _annotate(items[c_item], {}, SharedQuantizationSpec((states[1], node)))
 
     def _annotate_binary(self, node: Node) -> None:
         operands = [a for a in node.args[:2] if isinstance(a, Node)]

@@ -50,12 +50,14 @@ class Scheme:
     activation: QuantizationSpec
     # A recurrent layer's hidden state and outputs where they lie in [-1, 1]: a fixed format,
     # no observer; a calibrated power of two where they need not (`state_observed`: a GRU
-    # with h0, an LSTM with proj_size; `relu_state` over [0, 2^k): an RNN-relu). A given
-    # h0 / c0: `initial_state`.
+    # with h0; `wide_state`: an LSTM with proj_size; `relu_state` over [0, 2^k): an
+    # RNN-relu). A given h0 / c0: `initial_state`.
     state: FixedQParamsQuantizationSpec
     state_observed: QuantizationSpec
     initial_state: QuantizationSpec
+    wide_state: QuantizationSpec  # WideStateObserver: an LSTM's projected h
     relu_state: QuantizationSpec
+    cell_state: QuantizationSpec  # CellStateObserver: an LSTM's c0 and c_n, over every c_t
 
     def weight(self, ch_axis: int) -> QuantizationSpec:
         return _weight_spec(ch_axis)
@@ -166,14 +168,26 @@ class StateObserver(MinMaxObserver):
         return torch.tensor([scale], dtype=torch.float32), torch.tensor([0], dtype=torch.int32)
 
 
-class ReluStateObserver(StateObserver):
+class WideStateObserver(StateObserver):
+    """A state rounded once a step, with no floor on k (its values may all be small): an
+    LSTM's projected h (h = (o tanh(c)) W_hr^T)."""
+
+    MIN_EXPONENT = -8
+    ROUNDINGS = 1
+
+
+class CellStateObserver(WideStateObserver):
+    """An LSTM's cell state at its boundaries (c0, c_n): 2^(k-b), zero point 0, over every
+    c_t of every layer (recurrent_calibration shows it them), one rounding each. Inside the
+    recurrence c is int32; this range also bounds the tanh(c) TABLE's input (at most +-2 in
+    int8), which takes 256 levels over it rather than over a fixed +-2."""
+
+
+class ReluStateObserver(WideStateObserver):
     """An RNN-relu's states (h >= 0, not bounded): [0, 2^k) with the k of least squared error
     (one rounding a step), over every code: int8 scale 2^(k-8) with zero point -128 (the
     bottom code is 0, so the RESCALE's saturation is the relu); int16 (zero point 0, as
     TOSA's int16 RESCALE requires) 2^(k-15) over the non-negative codes."""
-
-    MIN_EXPONENT = -8
-    ROUNDINGS = 1
 
     def levels(self) -> int:
         return self.quant_max - self.quant_min + 1 if self.dtype == torch.int8 else \
@@ -186,18 +200,10 @@ class ReluStateObserver(StateObserver):
         return scale, zero_point
 
 
-def _state_observed(dtype: torch.dtype) -> QuantizationSpec:
+def _observed(dtype: torch.dtype, observer, qscheme=torch.per_tensor_symmetric):
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
-                            qscheme=torch.per_tensor_symmetric,
-                            observer_or_fake_quant_ctr=StateObserver.with_args(eps=_EPS))
-
-
-def _relu_state(dtype: torch.dtype) -> QuantizationSpec:
-    info = torch.iinfo(dtype)
-    return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
-                            qscheme=torch.per_tensor_affine,
-                            observer_or_fake_quant_ctr=ReluStateObserver.with_args(eps=_EPS))
+                            qscheme=qscheme, observer_or_fake_quant_ctr=observer.with_args(eps=_EPS))
 
 
 def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
@@ -209,16 +215,20 @@ def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
                             observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=_EPS))
 
 
+def _scheme(name: str, description: str, dtype: torch.dtype, qscheme, observer) -> Scheme:
+    return Scheme(name, description, _activation(dtype, qscheme, observer), _state(dtype),
+                  _observed(dtype, StateObserver), _initial_state(dtype),
+                  _observed(dtype, WideStateObserver),
+                  _observed(dtype, ReluStateObserver, torch.per_tensor_affine),
+                  _observed(dtype, CellStateObserver))
+
+
 SCHEMES: dict[str, Scheme] = {
     s.name: s
     for s in (
-        Scheme("a8w8", "int8 asymmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int8, torch.per_tensor_affine, HistogramObserver),
-               _state(torch.int8), _state_observed(torch.int8), _initial_state(torch.int8),
-               _relu_state(torch.int8)),
-        Scheme("a16w8", "int16 symmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int16, torch.per_tensor_symmetric, MinMaxObserver),
-               _state(torch.int16), _state_observed(torch.int16), _initial_state(torch.int16),
-               _relu_state(torch.int16)),
+        _scheme("a8w8", "int8 asymmetric per-tensor activations, int8 symmetric per-channel "
+                "weights", torch.int8, torch.per_tensor_affine, HistogramObserver),
+        _scheme("a16w8", "int16 symmetric per-tensor activations, int8 symmetric per-channel "
+                "weights", torch.int16, torch.per_tensor_symmetric, MinMaxObserver),
     )
 }

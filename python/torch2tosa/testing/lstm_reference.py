@@ -32,6 +32,8 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
     o_shift = 0 if bits == 8 else raw
     m_scale = 2.0 ** (o_shift - 2 * raw)
     hq = rr.state(op)
+    # tanh(c)'s input: over c's boundary range, at most g's tanh range
+    tanh_c = tanh_in if op.cell_format is None else min(op.cell_format.scale, tanh_in)
     if c0 is not None:
         c0q = op.initial["c0"]
         c0 = rr.rescale(c0, c0q.scale / sc, "i32", in_zp=c0q.zero_point)
@@ -40,10 +42,14 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
         groups = op.layer(i)
         hidden = groups[0].w_hh.shape[0] // 4
         folded = None if groups[0].b_ih is None else [g.b_ih + g.b_hh for g in groups]
-        gi = rr.projection(op, groups, rr.layer_input(op, i), folded=folded)(xs, batch)
+        acc = np.full(4 * hidden, s)  # the pre-activations' scales (PyTorch's i, f, g, o)
+        if bits == 8:
+            acc[2 * hidden:3 * hidden] = s / 2
+        gi = rr.projection(op, groups, rr.layer_input(op, i), folded=folded,
+                           out_scale=acc)(xs, batch)
 
         def recurrent(scale):
-            return rr.product([g.w_hh for g in groups], [g.s_hh for g in groups], scale, s,
+            return rr.product([g.w_hh for g in groups], [g.s_hh for g in groups], scale, acc,
                               bits)
 
         rec = recurrent(hq.scale)
@@ -58,15 +64,19 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
         def step(t, gi_t, states):
             h, c = states["h"], states["c"]
             pre = gi_t if h is None else gi_t + (rec0 if t == 0 and first else rec)(h, batch)
-            a = rr.rescale(pre, gates_in, bits)
-            sig = rr.table(a, "sigmoid", bits, sig_in, gate)
-            g = rr.table(a[:, 2 * hidden:3 * hidden], "tanh", bits, tanh_in, gate)
+            if bits == 8:  # g = 2 sigmoid(2 x_g) - 1: g's pre-activation at S / 2
+                sig = rr.table(rr.rescale(pre, s / sig_in, bits), "sigmoid", bits, sig_in, gate)
+                g = rr.rescale(sig[:, 2 * hidden:3 * hidden], 2.0, bits, out_zp=-128)
+            else:
+                a = rr.rescale(pre, gates_in, bits)
+                sig = rr.table(a, "sigmoid", bits, sig_in, gate)
+                g = rr.table(a[:, 2 * hidden:3 * hidden], "tanh", bits, tanh_in, gate)
             c_next = qm.mul_reference(sig[:, :hidden], g, 2 * raw + int(np.log2(sc)))
             if c is not None:
                 f = sig[:, hidden:2 * hidden]
                 f32 = f if bits == 16 else rr.rescale(f, 1.0, "i32")
                 c_next = qm.mul_reference(f32, c, raw) + c_next
-            tc = rr.table(rr.rescale(c_next, sc / tanh_in, bits), "tanh", bits, tanh_in, gate)
+            tc = rr.table(rr.rescale(c_next, sc / tanh_c, bits), "tanh", bits, tanh_c, gate)
             m = qm.mul_reference(sig[:, 3 * hidden:], tc, o_shift)
             if proj is None:
                 return {"h": rr.rescale(m, m_scale / hq.scale, bits), "c": c_next}

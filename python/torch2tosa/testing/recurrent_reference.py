@@ -65,6 +65,7 @@ class QuantizedOp:
     is_cell: bool = False
     initial: dict[str, Quant] = field(default_factory=dict)  # "h0", "c0" when given
     results: dict[str, Quant] = field(default_factory=dict)  # "h" (the state), "c" (c_n)
+    cell_format: Quant | None = None  # an LSTM's c at its boundary: c0's (zero or not), c_n's
 
     @property
     def directions(self) -> int:
@@ -104,10 +105,19 @@ def read_pt2e(graph_module, kind: str, index: int = 0, cell: bool = False) -> Qu
         # dequantize_per_channel(int8 weight, scales, zero points, axis, ...)
         return tensor(n.args[0]).astype(np.int64), tensor(n.args[1]).astype(np.float64)
 
+    def zero(n):  # a zero fill, quantized and dequantized (an LSTM's c0 carries c's format)
+        while n.target in (dq, q):
+            n = n.args[0]
+        return n.op == "call_function" and n.target in (
+            torch.ops.aten.zeros.default, torch.ops.aten.zeros_like.default,
+            torch.ops.aten.new_zeros.default)
+
     x, hx = node.args[:2]
     states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
-    initial = {name: Quant(float(s.args[1]), int(s.args[2]))
-               for name, s in zip(("h0", "c0"), states) if s.target is dq}
+    quantized = {name: Quant(float(s.args[1]), int(s.args[2]))
+                 for name, s in zip(("h0", "c0"), states) if s.target is dq}
+    initial = {name: quantized[name] for name, s in zip(("h0", "c0"), states)
+               if name in quantized and not zero(s)}
     bits = 8 if x.args[5] == torch.int8 else 16
     if cell:
         params, layers, bidirectional, batch_first = node.args[2:6], 1, False, False
@@ -134,8 +144,9 @@ def read_pt2e(graph_module, kind: str, index: int = 0, cell: bool = False) -> Qu
         for u in users:
             if u.target is q and roles[i] not in results:
                 results[roles[i]] = Quant(float(u.args[1]), int(u.args[2]))
+    cell_format = quantized.get("c0", results.get("c"))
     return QuantizedOp(kind, bits, Quant(float(x.args[1]), int(x.args[2])), groups, layers,
-                       bidirectional, batch_first, cell, initial, results)
+                       bidirectional, batch_first, cell, initial, results, cell_format)
 
 
 # --- the TOSA ops in numpy -------------------------------------------------------------------
@@ -226,17 +237,19 @@ def product(ws, ss, in_scale: float, out_scale: float, bits: int, layout=lambda 
     bias_acc = bias_out = None
     if bias is not None:
         bias_acc = acc_bias(bias, in_scale * c)
-        bias_out = acc_bias(bias, np.full_like(c, out_scale))
+        bias_out = acc_bias(bias, out_scale * np.ones_like(c))
     return Product(np.stack([layout(m).T for m in w]), in_scale * c / out_scale, bias_acc,
                    bias_out, in_zp, bits == 8)
 
 
 def projection(op: QuantizedOp, groups: list[Group], in_q: Quant, layout=lambda m: m,
-               folded: list[np.ndarray] | None = None) -> Product:
-    """The hoisted input projection: x W_ih^T + folded biases, RESCALEd to S."""
+               folded: list[np.ndarray] | None = None, out_scale=None) -> Product:
+    """The hoisted input projection: x W_ih^T + folded biases, RESCALEd to S (or to
+    `out_scale`, one per channel)."""
     bias = None if folded is None else np.stack([layout(f) for f in folded])
     p = product([g.w_ih for g in groups], [g.s_ih for g in groups], in_q.scale,
-                ACC_SCALE[op.bits], op.bits, layout, bias, in_q.zero_point)
+                ACC_SCALE[op.bits] if out_scale is None else out_scale, op.bits, layout, bias,
+                in_q.zero_point)
     return dataclasses.replace(p, always_conv=True)
 
 

@@ -60,8 +60,8 @@ from typing import Sequence
 import numpy as np
 
 from . import quant_math as qm
-from .recurrent_formats import (SCHEME_BITS, DirectionParams, Formats, Product, Projection,
-                                product, projection, state_exponent, table)
+from .recurrent_formats import (DirectionParams, Formats, Product, Projection, product,
+                                projection, table)
 
 
 @dataclass(frozen=True)
@@ -81,16 +81,13 @@ class GruFormats(Formats):
         return self.frac if self.bits == 8 else self.frac + 7
 
 
-def formats(scheme: str, state_scale: float | None = None) -> GruFormats:
-    """The formats of `scheme`, with the state at `state_scale` (None: 2^-b); that must be
-    2^(k-b) with k >= 0."""
-    bits = SCHEME_BITS[scheme]
-    if state_scale is None:
-        return GruFormats(bits)
-    k = state_exponent(bits, state_scale, "GRU")
+def formats(bits: int, k: int = 0, zero_point: int = 0) -> GruFormats:
+    """The formats for `bits`-bit activations with the state at 2^(k-b), k >= 0 (n = tanh(.),
+    in the state's format, must hold [-1, 1])."""
     if k < 0:
-        raise ValueError(f"GRU state scale {state_scale:.6g} is not 2^(k-{bits - 1}), k >= 0")
-    return GruFormats(bits, k)
+        raise ValueError(f"GRU state scale {2.0 ** (k - bits + 1):.6g} is not 2^(k-{bits - 1}), "
+                         f"k >= 0")
+    return GruFormats(bits, k, zero_point)
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from ..recurrent.sequence import Cell, States
-from . import recurrent_ops as ops
+from . import quant_math as qm, recurrent_ops as ops
 from .gru_cell import no_relayout
 from .lstm_formats import LayerConstants
-from .recurrent_ops import I32, IDENTITY, gate
+from .recurrent_ops import gate
+
+TWICE = qm.rescale_params(2.0)
 
 
 @dataclass(frozen=True)
@@ -45,16 +47,21 @@ def quantized_lstm_cell(c: LayerConstants, batch: int) -> Cell:
         if h is not None:
             product = c.initial if first and c.initial is not None else c.recurrent
             pre = tb.add(gi_t, ops.apply_product(h, product, k.recurrent, fmt))
-        a = ops.rescale(pre, c.gates_in, fmt.bits)
-        sig = ops.table(a, c.sigmoid_table, fmt)
-        g = ops.table(gate(a, 2, hidden), c.tanh_table, fmt)
+        if fmt.tanh_from_sigmoid:  # [i, f, o, sigmoid(2 x_g)]; g = 2 sigmoid(2 x_g) - 1
+            sig = ops.table(ops.rescale(pre, c.sigmoid_in, fmt.bits), c.sigmoid_table, fmt)
+            g = ops.rescale(gate(sig, 3, hidden), TWICE, fmt.bits, output_zp=fmt.qmin)
+        else:
+            sig = ops.table(ops.rescale(gate(pre, 0, hidden, 3), c.sigmoid_in, fmt.bits),
+                            c.sigmoid_table, fmt)  # [i, f, o]
+            g = ops.table(ops.rescale(gate(pre, 3, hidden), c.tanh_in, fmt.bits), c.tanh_table,
+                          fmt)
         c_next = tb.mul(gate(sig, 0, hidden), g, fmt.ig_shift)
         if cell is not None:
             f = gate(sig, 1, hidden)
-            f32 = f if fmt.bits == 16 else ops.rescale(f, IDENTITY, I32)
-            c_next = tb.add(tb.mul(f32, cell, fmt.fc_shift), c_next)
-        tc = ops.table(ops.rescale(c_next, c.c_in, fmt.bits), c.tanh_table, fmt)
-        m = tb.mul(gate(sig, 3, hidden), tc, fmt.oc_shift)
+            c_next = tb.add(tb.mul(f if fmt.bits == 16 else ops.widen(f), cell, fmt.fc_shift),
+                            c_next)
+        tc = ops.table(ops.rescale(c_next, c.c_in, fmt.bits), c.tanh_c_table, fmt)
+        m = tb.mul(gate(sig, 2, hidden), tc, fmt.oc_shift)
         h_next = ops.rescale(m, c.oc_out, fmt.bits)
         if c.projection_out is not None:
             h_next = ops.apply_product(h_next, c.projection_out, k.projection, fmt, fmt.bits)

@@ -59,33 +59,27 @@ class _Kind:
     tables: bool  # its steps look up TABLEs (a16w8 needs int16 ones)
     bounded: bool  # h_t (t >= 1) is in [-1, 1] whatever h0: a fixed 2^-b format is the default
     formats: Callable[[int, int, int], Formats]  # (bits, k, zero point) -> the formats
-    # (directions, formats, in_scale, in_zp, what, h0 (scale, zero point) or None)
+    # (directions, formats, in_scale, in_zp, what, h0 (scale, zero point) or None, c's
+    # boundary scale or None)
     prepare: Callable
     cell: Callable  # (layer constants, batch) -> Cell
 
 
-def _gru_formats(bits, k, zp):
-    if k < 0:
-        raise ValueError(f"GRU state scale {2.0 ** (k - bits + 1):.6g} is not 2^(k-{bits - 1}), "
-                         f"k >= 0")
-    return gru_formats.GruFormats(bits, k)
-
-
 KINDS = {
-    "gru": _Kind(True, False, _gru_formats,
-                 lambda ds, fmt, s, z, what, h0: gru_formats.prepare_layer(
+    "gru": _Kind(True, False, gru_formats.formats,
+                 lambda ds, fmt, s, z, what, h0, c_scale: gru_formats.prepare_layer(
                      ds, fmt, s, z, what, None if h0 is None else h0[0]),
                  quantized_gru_cell),
     "lstm": _Kind(True, True, lambda bits, k, zp: lstm_formats.LstmFormats(bits, k),
-                  lambda ds, fmt, s, z, what, h0: lstm_formats.prepare_layer(
-                      ds, fmt, s, z, what, None if h0 is None else h0[0]),
+                  lambda ds, fmt, s, z, what, h0, c_scale: lstm_formats.prepare_layer(
+                      ds, fmt, s, z, what, None if h0 is None else h0[0], c_scale),
                   quantized_lstm_cell),
     "rnn_tanh": _Kind(True, True, Formats,
-                      lambda ds, fmt, s, z, what, h0: rnn_formats.prepare_layer(
+                      lambda ds, fmt, s, z, what, h0, c_scale: rnn_formats.prepare_layer(
                           ds, fmt, False, s, z, what, h0),
                       quantized_rnn_cell),
     "rnn_relu": _Kind(False, False, Formats,
-                      lambda ds, fmt, s, z, what, h0: rnn_formats.prepare_layer(
+                      lambda ds, fmt, s, z, what, h0, c_scale: rnn_formats.prepare_layer(
                           ds, fmt, True, s, z, what, h0),
                       quantized_rnn_cell),
 }
@@ -105,6 +99,7 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
     roles = _result_roles(rop)
     fmt = _state_format(rop, kind, bits, roles, initial[0] is not None)
     c_qp = _result_qparams(rop, roles, "c", bits, zero_point_zero=bits == 16)
+    c_scale = _cell_scale(rop, c_qp)
     h0 = initial[0]
     layers = []
     in_scale, in_zp = x_qp.scalar_scale, x_qp.scalar_zero_point
@@ -115,7 +110,8 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
         try:
             layers.append(kind.prepare(directions, fmt, in_scale, in_zp, what,
                                        None if h0 is None else (h0[1].scalar_scale,
-                                                                h0[1].scalar_zero_point)))
+                                                                h0[1].scalar_zero_point),
+                                       c_scale))
         except qm.ScaleError as e:
             raise UnsupportedError(f"{rop.opname}: {e}") from None
         in_scale, in_zp = fmt.state_scale, fmt.state_zero_point  # the previous layer's h
@@ -201,6 +197,17 @@ def _initial_state(rop: RecurrentOp, what: str, value: ir.Value, bits: int):
                                f"{qp.zero_point.ravel()[:1].tolist()}; quantize the model with "
                                f"torch2tosa.quantize")
     return found
+
+
+def _cell_scale(rop: RecurrentOp, c_qp: QParams | None) -> float | None:
+    """An LSTM's c at its boundary: c0's scale (quantized even when zero: torch2tosa.quantize
+    gives it c's format), else c_n's, else unknown."""
+    if rop.kind.aten != "lstm":
+        return None
+    found = dequantized(rop.initial[1][1])
+    if found is not None and found[1].axis is None:
+        return found[1].scalar_scale
+    return None if c_qp is None else c_qp.scalar_scale
 
 
 def _result_roles(rop: RecurrentOp) -> list[str]:
@@ -300,8 +307,8 @@ def _check_target(rop: RecurrentOp, scheme: str, target: Target, kind: _Kind) ->
 
 
 def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
-    """The dequantize a result nobody reads (`out, _ = gru(x)`) got, and the dequantize ops,
-    zero fills and parameter list that fed only the op."""
+    """The dequantize a result nobody reads (`out, _ = gru(x)`) got, and the dequantize ops
+    (a zero state's quantize too), zero fills and parameter list that fed only the op."""
     for r in results:
         if not list(r.uses):
             rewriter.erase_op(tb.defining_op(r))
@@ -310,9 +317,8 @@ def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
         o = pending.pop()
         if any(list(r.uses) for r in o.results):
             continue
-        if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct",
-                          *STATE_FILLS):
+        if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE,
+                          "torch.prim.ListConstruct", *STATE_FILLS):
             continue
-        if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL):
-            pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
+        pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
         rewriter.erase_op(o)

@@ -101,10 +101,10 @@ class Formats:
 
 
 def state_exponent(bits: int, state_scale: float, what: str) -> int:
-    """k with state_scale == 2^(k-b), k >= 0; ValueError otherwise."""
+    """k with state_scale == 2^(k-b); ValueError otherwise."""
     k = int(np.round(np.log2(state_scale))) + bits - 1
-    if k < 0 or not np.isclose(state_scale, 2.0 ** (k - bits + 1), rtol=1e-7):
-        raise ValueError(f"{what} state scale {state_scale:.6g} is not 2^(k-{bits - 1}), k >= 0")
+    if not np.isclose(state_scale, 2.0 ** (k - bits + 1), rtol=1e-7):
+        raise ValueError(f"{what} state scale {state_scale:.6g} is not a power of two 2^(k-{bits - 1})")
     return k
 
 
@@ -198,11 +198,13 @@ class Product:
 
 
 def projection(directions: Sequence[DirectionParams], layout, fmt: Formats, in_scale: float,
-               in_zp: int, folded: Sequence[np.ndarray] | None, what: str) -> Projection:
+               in_zp: int, folded: Sequence[np.ndarray] | None, what: str,
+               out_scale: float | np.ndarray | None = None) -> Projection:
     """The input projection of a layer: W_ih per direction in `layout(rows)`'s gate layout
     (shared scales), the folded biases `folded` (one [G*H] float row per direction, in
-    PyTorch's gate order, or None) in the accumulator. A layout may negate rows (the GRU's
-    1 - z = sigmoid(-z's pre-activation)): their scales stay positive."""
+    PyTorch's gate order, or None) in the accumulator, RESCALEd to `out_scale` (S, or one
+    per channel). A layout may negate rows (the GRU's 1 - z = sigmoid(-z's
+    pre-activation)): their scales stay positive."""
     w_ih, c_ih = shared_weights([d.w_ih for d in directions], [d.s_ih for d in directions])
     c = np.abs(layout(c_ih))
     bias = None
@@ -211,23 +213,24 @@ def projection(directions: Sequence[DirectionParams], layout, fmt: Formats, in_s
                         f"{what}: the input biases")
     return Projection(
         int(in_zp), np.stack([layout(w).T for w in w_ih]),
-        qm.rescale_params(per_channel(in_scale * c / fmt.acc_scale),
+        qm.rescale_params(per_channel(in_scale * c / (fmt.acc_scale if out_scale is None
+                                                      else out_scale)),
                           f"{what}: input projection RESCALE", not fmt.wide_accumulator),
         bias)
 
 
 def product(ws: Sequence[np.ndarray], ss: Sequence[np.ndarray], layout, fmt: Formats,
-            in_scale: float, out_scale: float, what: str, input_zp: int = 0,
+            in_scale: float, out_scale: float | np.ndarray, what: str, input_zp: int = 0,
             bias: np.ndarray | None = None) -> Product:
     """h W^T with each direction's W [W, K] in `layout(rows)`'s order (shared scales), for h
-    at `in_scale`, RESCALEd to `out_scale`; `bias` [D, W] floats, both in the CONV2D's
-    accumulator and at out_scale after a MATMUL's RESCALE (int32)."""
+    at `in_scale`, RESCALEd to `out_scale` (one, or one per channel); `bias` [D, W] floats,
+    both in the CONV2D's accumulator and at out_scale after a MATMUL's RESCALE (int32)."""
     w, c = shared_weights(ws, ss)
     c = np.abs(layout(c))
     bias_acc = bias_out = None
     if bias is not None:
         bias_acc = acc_bias(bias, in_scale * c, fmt, f"{what}: the biases")
-        bias_out = qm.bias_int32(bias, out_scale, 1.0).astype(np.int64)
+        bias_out = qm.bias_int32(bias, 1.0, out_scale).astype(np.int64)
     return Product(np.stack([layout(m).T for m in w]),
                    qm.rescale_params(per_channel(in_scale * c / out_scale), f"{what} RESCALE",
                                      not fmt.wide_accumulator),

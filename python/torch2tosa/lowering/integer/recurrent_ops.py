@@ -17,6 +17,7 @@ Layouts (recurrent_formats' docstring has the formats): a step's values are [D, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from torch_mlir import ir
@@ -34,16 +35,23 @@ def rescale(x: ir.Value, params: qm.Rescale, bits: int, input_zp: int = 0,
     return tb.rescale(x, params, tb.int_type(bits), input_zp=input_zp, output_zp=output_zp)
 
 
-def gate(x: ir.Value, k: int, width: int) -> ir.Value:
-    """Gate block k ([..., k*W : (k+1)*W]) of a [..., G*W] value; of a slice's source when `x`
-    is a slice (Vela copies a slice that feeds another slice: one step's gi_t)."""
+def gate(x: ir.Value, k: int, width: int, gates: int = 1) -> ir.Value:
+    """Gate blocks k .. k+gates-1 ([..., k*W : (k+gates)*W]) of a [..., G*W] value; of a
+    slice's source when `x` is a slice (Vela copies a slice that feeds another slice: one
+    step's gi_t)."""
     shape = tb.shape_of(x)
-    start, size = [0] * (len(shape) - 1) + [k * width], shape[:-1] + [width]
+    start, size = [0] * (len(shape) - 1) + [k * width], shape[:-1] + [gates * width]
     op = tb.defining_op(x)
     if op is not None and op.name == "tosa.slice":
         offset = list(ir.DenseIntElementsAttr(op.operands[1].owner.attributes["values"]))
         return tb.slice_(op.operands[0], [a + b for a, b in zip(start, offset)], size)
     return tb.slice_(x, start, size)
+
+
+def widen(x: ir.Value) -> ir.Value:
+    """int8 -> int32, exactly (a CAST: one elementwise op on Vela, where a RESCALE by 1 is
+    two on Ethos-U55)."""
+    return tb.cast(x, tb.int_type(I32))
 
 
 def table(x: ir.Value, values: np.ndarray, fmt: Formats) -> ir.Value:
@@ -83,8 +91,9 @@ def tiled(r: qm.Rescale, reps: int) -> qm.Rescale:
     return qm.Rescale(np.tile(r.multiplier, reps), np.tile(r.shift, reps), r.scale32)
 
 
-def project(x: ir.Value, p: Projection, fmt: Formats) -> ir.Value:
-    """GI = RESCALE_c(CONV2D(x - zx, W) + B): x [D, T*B, F] -> int32 [D, T*B, W] at S."""
+def project(x: ir.Value, p: Projection, fmt: Formats, nhwc: bool = False) -> ir.Value:
+    """GI = RESCALE_c(CONV2D(x - zx, W) + B): x [D, T*B, F] -> int32 [D, T*B, W] at S; `nhwc`:
+    the CONV2Ds' own layout, the directions side by side in the channels, [1, 1, T*B, D*W]."""
     _, rows, features = tb.shape_of(x)
     d, _, width = p.w_t.shape
     acc_elem = tb.accumulator_type(tb.int_type(fmt.bits))
@@ -94,8 +103,21 @@ def project(x: ir.Value, p: Projection, fmt: Formats) -> ir.Value:
         acc = conv1x1(x_k, p.w_t[k].T, None if p.bias is None else p.bias[k], acc_elem,
                       input_zp=p.in_zp)
         # RESCALE before the reshape: TOSA moves no int48 data
-        parts.append(tb.reshape(rescale(acc, p.rescale, I32), [1, rows, width]))
-    return tb.concat(parts, axis=0)
+        gi = rescale(acc, p.rescale, I32)
+        parts.append(gi if nhwc else tb.reshape(gi, [1, rows, width]))
+    return tb.concat(parts, axis=3 if nhwc else 0)
+
+
+def nhwc_steps(gi: ir.Value, layout, directions: int) -> Callable[[int], ir.Value]:
+    """t -> step t's pre-activations in a CONV2D product's output layout ([1, 1, B, W] for one
+    direction, [1, 1, 1, D*W] for two at batch 1) from GI [1, 1, T*B, D*W] (`project`'s
+    nhwc form), rows as the input's (`SeqLayout`)."""
+    _, _, rows, width = tb.shape_of(gi)
+    steps, batch = layout.steps, layout.batch
+    if layout.interleaved:  # one direction, rows b*T + t -> [1, 1, B, T*W]: columns t*W
+        gi = tb.reshape(gi, [1, 1, batch, steps * width])
+        return lambda t: tb.slice_(gi, [0, 0, 0, t * width], [1, 1, batch, width])
+    return lambda t: tb.slice_(gi, [0, 0, t * batch, 0], [1, 1, batch, width])
 
 
 @dataclass(frozen=True)
@@ -127,8 +149,9 @@ def product_bias(p: Product, fmt: Formats, batch: int) -> ir.Value | None:
 
 
 def apply_product(h: ir.Value, p: Product, k: ProductConstants, fmt: Formats,
-                  out_bits: int = I32, output_zp: int = 0) -> ir.Value:
-    """RESCALE_c(h W^T + b): h [D, B, K] -> [D, B, W] (int32, or A with `out_bits`)."""
+                  out_bits: int = I32, output_zp: int = 0, nhwc: bool = False) -> ir.Value:
+    """RESCALE_c(h W^T + b): h [D, B, K] -> [D, B, W] (int32, or A with `out_bits`); `nhwc`:
+    a CONV2D's own output layout ([1, 1, B, W], [1, 1, 1, D*W] for two directions)."""
     d, batch, _ = tb.shape_of(h)
     if not uses_conv(d, batch):
         y = rescale(tb.matmul(h, k.w, a_zp=p.input_zp), p.rescale, out_bits, output_zp=output_zp)
@@ -139,4 +162,4 @@ def apply_product(h: ir.Value, p: Product, k: ProductConstants, fmt: Formats,
     acc = tb.conv2d(x, k.w, k.bias, pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1],
                     out_hw=[1, pixels], input_zp=p.input_zp)
     y = rescale(acc, tiled(p.rescale, d), out_bits, output_zp=output_zp)  # D*W channels
-    return tb.reshape(y, [d, batch, p.width])
+    return y if nhwc else tb.reshape(y, [d, batch, p.width])
