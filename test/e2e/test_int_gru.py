@@ -16,7 +16,6 @@ from torch2tosa import Torch2TosaError, examples
 from torch2tosa import checking
 from torch2tosa.backends import reference
 from torch2tosa.examples import models
-from torch2tosa.lowering.integer import gru_formats
 from torch2tosa.testing import gru_reference, recurrent_reference
 
 SCHEMES = ["a8w8", "a16w8"]
@@ -64,6 +63,20 @@ CONFIGS = [
 ]
 
 
+# What each config reaches on its fresh input in test_quantized_gru_configs_bit_exact_tosa_INT
+# (measured: a8w8 31.8 to 37.9 dB, a16w8 41.3 to 57.9 dB), 3 dB under.
+CONFIG_MIN_SNR_DB = {
+    CONFIGS[0]: {"a8w8": 34.0, "a16w8": 51.5},
+    CONFIGS[1]: {"a8w8": 28.5, "a16w8": 48.5},
+    CONFIGS[2]: {"a8w8": 34.5, "a16w8": 48.0},
+    CONFIGS[3]: {"a8w8": 34.0, "a16w8": 48.5},
+    CONFIGS[4]: {"a8w8": 33.0, "a16w8": 54.5},
+    CONFIGS[5]: {"a8w8": 33.0, "a16w8": 46.0},
+    CONFIGS[6]: {"a8w8": 29.5, "a16w8": 45.5},
+    CONFIGS[7]: {"a8w8": 34.0, "a16w8": 38.0},
+}
+
+
 def _config_case(config, scheme):
     """The quantized small GRU of one CONFIGS entry and its example inputs."""
     layers, bidirectional, bias, batch_first, with_h0, batch = config
@@ -86,10 +99,13 @@ def test_quantized_gru_configs_bit_exact_tosa_INT(config, scheme):
     counts = compiled.op_counts()
     assert counts["tosa.table"] > 0 and "tosa.sigmoid" not in counts
     assert ("tosa.matmul" in counts) == (bidirectional and batch > 1)
-    fresh = tuple(torch.randn_like(t) * s for t, s in zip(inputs, (1.0, 0.5)))
+    generator = torch.Generator().manual_seed(2)
+    fresh = tuple(torch.randn(t.shape, generator=generator) * s
+                  for t, s in zip(inputs, (1.0, 0.5)))
     _assert_bit_exact(compiled, quantized, fresh)
-    # a tiny random GRU, a loose sanity bound; the examples below hold the real bar
-    assert min(_snrs(compiled, fresh)) >= {"a8w8": 15.0, "a16w8": 30.0}[scheme]
+    # a tiny random GRU (input 3, hidden 4, 5 steps): what each config reaches on this input,
+    # 3 dB under; the examples below hold the issue's bar
+    assert min(_snrs(compiled, fresh)) >= CONFIG_MIN_SNR_DB[config][scheme]
 
 
 # The bundled GRU examples (hidden 32, 20 steps; bidirectional, 2 layers, h0, batch 4, ...).
@@ -327,7 +343,7 @@ def test_quantized_gru_cell_bit_exact_tosa_INT(with_h, batch, bias, scheme):
     assert "tosa.sigmoid" not in counts
     assert counts["tosa.conv2d"] == (2 if with_h else 1)  # no recurrent product for a zero h
     in_specs, (out_spec,) = compiled.io_quantization
-    assert out_spec["scale"] == gru_formats.formats(scheme).state_scale
+    assert out_spec["scale"] == {"a8w8": 2.0 ** -7, "a16w8": 2.0 ** -15}[scheme]
     codes = [checking.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
     (got,) = reference.run(compiled.flatbuffer, codes)
     np.testing.assert_array_equal(got, _cell_reference(quantized, codes))

@@ -22,7 +22,7 @@ from ..frontend.importer import export
 from ..frontend.inputs import example_input_tuple
 from ..graph_abi import FLOAT_MODEL_META
 from ..support.diagnostics import Torch2TosaError
-from ._quiet import torchao_quiet
+from ._quiet import native_cpu_kernels, torchao_quiet
 from .recurrent_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme
 
@@ -55,7 +55,7 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
         prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
-        with torch.no_grad():
+        with torch.no_grad(), native_cpu_kernels():
             for i, item in enumerate(items):
                 try:
                     calibrate(prepared, item)

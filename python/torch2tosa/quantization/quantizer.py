@@ -174,9 +174,9 @@ class TosaQuantizer(Quantizer):
         lowering reads c's calibrated range there even when c_n is unused (and gone)."""
         inputs = {x: self.scheme.activation}
         for i, state in enumerate(states):
-            if kind == "lstm" and i == 1 and state not in inputs:
+            if kind == "lstm" and i == 1:  # h0 too when it is the same node (one edge)
                 inputs[state] = self.scheme.cell_state
-            elif not (state.op == "call_function" and state.target in ZERO_FILLS):
+            elif not _zero_fill(state):
                 inputs[state] = self.scheme.initial_state
         return inputs
 
@@ -205,7 +205,7 @@ class TosaQuantizer(Quantizer):
             if i % per_group in weights and isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
         _annotate(node, inputs, None)
-        given_h0 = states[0] in inputs
+        given_h0 = not _zero_fill(states[0])
         self._annotate_states(node, states, kind, [0, 1], 2,
                               self._state_spec(kind, given_h0, projected))
 
@@ -220,7 +220,7 @@ class TosaQuantizer(Quantizer):
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
-        state = self._state_spec(kind, states[0] in inputs, False)
+        state = self._state_spec(kind, not _zero_fill(states[0]), False)
         if kind != "lstm":
             if _is_float(node):
                 _annotate(node, inputs, state)
@@ -238,7 +238,7 @@ class TosaQuantizer(Quantizer):
         for i, user in enumerate(h):
             shared = i > 0 and not isinstance(state, FixedQParamsQuantizationSpec)
             _annotate(user, {}, SharedQuantizationSpec(h[0]) if shared else state)
-        if kind == "lstm" and c_item in items and states[1] is not states[0]:
+        if kind == "lstm" and c_item in items:
             _annotate(items[c_item], {}, SharedQuantizationSpec((states[1], node)))
 
     def _annotate_binary(self, node: Node) -> None:
@@ -364,6 +364,10 @@ def _shifted_input_edge(shifted: Node) -> tuple[Node, Node]:
 
 
 ZERO_FILLS = {aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default}
+
+
+def _zero_fill(node: Node) -> bool:
+    return node.op == "call_function" and node.target in ZERO_FILLS
 
 
 def _weight_channel_axis(node: Node) -> int | None:

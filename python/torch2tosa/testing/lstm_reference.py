@@ -21,10 +21,15 @@ from .recurrent_reference import QuantizedOp
 
 
 def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
-              c0: np.ndarray | None = None) -> list:
+              c0: np.ndarray | None = None, *,
+              c_storage: tuple[int, float] | None = None) -> list:
     """A whole LSTM on integer codes: x [B, T, F] (batch_first) or [T, B, F], h0 [L*D, B, P],
     c0 [L*D, B, H] or None -> [output, h_n, c_n] (a cell: x [1, B, F], states [1, B, *] ->
-    [h', c']); c_n None when no result holds it quantized."""
+    [h', c']); c_n None when no result holds it quantized.
+
+    c_storage (bits, scale), an experiment (bench/lstm_cell_formats.py): c' rounded every
+    step to bits-bit codes at `scale` (a power of two), as a narrower c would hold it; not
+    what the lowering computes."""
     bits, b = op.bits, op.bits - 1
     s, gate, sc = rr.ACC_SCALE[bits], 2.0 ** -b, rr.CELL_SCALE[bits]
     sig_in, tanh_in = rr.SIGMOID_RANGE[bits] * gate, rr.TANH_RANGE[bits] * gate
@@ -76,6 +81,10 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
                 f = sig[:, hidden:2 * hidden]
                 f32 = f if bits == 16 else rr.rescale(f, 1.0, "i32")
                 c_next = qm.mul_reference(f32, c, raw) + c_next
+            if c_storage is not None:
+                c_bits, c_scale = c_storage
+                c_next = np.round(rr.rescale(c_next, sc / c_scale, c_bits) * (c_scale / sc))
+                c_next = c_next.astype(np.int64)
             tc = rr.table(rr.rescale(c_next, sc / tanh_c, bits), "tanh", bits, tanh_c, gate)
             m = qm.mul_reference(sig[:, 3 * hidden:], tc, o_shift)
             if proj is None:

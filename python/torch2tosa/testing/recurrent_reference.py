@@ -168,6 +168,11 @@ def sigmoid(x):
 def table(v, fn: str, bits: int, in_scale: float, out_scale: float) -> np.ndarray:
     """TABLE of `fn` ("sigmoid", "tanh", "1-sigmoid") built from the scales: int8 -> int8,
     int16 -> the int32 result (7 fractional bits more than out_scale)."""
+    return qm.table_reference(v, _entries(fn, bits, float(in_scale), float(out_scale)))
+
+
+@functools.lru_cache(maxsize=64)
+def _entries(fn: str, bits: int, in_scale: float, out_scale: float) -> np.ndarray:
     if bits == 8:
         import torch
 
@@ -177,7 +182,7 @@ def table(v, fn: str, bits: int, in_scale: float, out_scale: float) -> np.ndarra
     else:
         fns = {"sigmoid": sigmoid, "tanh": np.tanh, "1-sigmoid": lambda x: sigmoid(-x)}
         entries = qm.table_int16(fns[fn], in_scale, 0, out_scale)
-    return qm.table_reference(v, entries)
+    return entries
 
 
 def shared_weights(ws, ss):

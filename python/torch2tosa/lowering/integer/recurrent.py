@@ -312,13 +312,15 @@ def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
     for r in results:
         if not list(r.uses):
             rewriter.erase_op(tb.defining_op(r))
-    pending = [o for o in operand_ops if o is not None]
+    pending, erased = [o for o in operand_ops if o is not None], []
     while pending:
         o = pending.pop()
-        if any(list(r.uses) for r in o.results):
+        # one value may feed the op twice (a cell's zero h and c): never touch an erased op
+        if any(o == e for e in erased) or any(list(r.uses) for r in o.results):
             continue
         if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE,
                           "torch.prim.ListConstruct", *STATE_FILLS):
             continue
         pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
         rewriter.erase_op(o)
+        erased.append(o)
