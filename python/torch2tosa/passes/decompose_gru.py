@@ -57,8 +57,8 @@ decompose-lstm and decompose-rnn; the recurrence is built by `recurrence`
 (unrolled) or `recurrence_loop` (`form=loop`, one `tosa.while_loop` per layer).
 
 On an INT target (option `target`), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
-becomes integer TOSA instead: quantized_gru.py (the ops), quantized_gru_cell.py (the step),
-quant_gru.py (formats, math).
+becomes integer TOSA instead: lowering/integer/recurrent.py (integer_plan), gru_formats.py
+(formats, constants), gru_cell.py (the step).
 """
 
 from __future__ import annotations
