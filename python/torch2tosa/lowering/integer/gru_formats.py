@@ -175,9 +175,10 @@ def _initial_step(directions: Sequence[DirectionParams], fmt: GruFormats, h0_sca
 
 def prepare_layer(directions: Sequence[DirectionParams], fmt: GruFormats, in_scale: float,
                   in_zp: int, what: str = "aten.gru.input",
-                  h0_scale: float | None = None) -> LayerConstants:
+                  h0: tuple[float, int] | None = None) -> LayerConstants:
     """The integer constants of one layer (every direction) for input codes (in_scale, in_zp);
-    with `h0_scale`, step 0 reads h0 at that scale (`InitialStep`)."""
+    with `h0` (scale, zero point 0), step 0 reads h0 at that scale (`InitialStep`)."""
+    h0_scale = None if h0 is None else h0[0]
     hidden = directions[0].w_hh.shape[1]
     s = fmt.acc_scale
     folded = bias_n = None

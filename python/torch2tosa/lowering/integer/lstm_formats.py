@@ -64,6 +64,8 @@ CELL_SCALE = {8: 2.0 ** -14, 16: 2.0 ** -20}
 
 @dataclass(frozen=True)
 class LstmFormats(Formats):
+    cell_boundary: float | None = None  # c0's and c_n's scale, c's calibrated range / 2^b
+
     @property
     def raw_frac(self) -> int:
         """Fractional bits of a gate as the MULs read it: int8 2^-7, the int16 TABLE's int32
@@ -125,11 +127,12 @@ class LayerConstants:
 
 
 def prepare_layer(directions: Sequence[DirectionParams], fmt: LstmFormats, in_scale: float,
-                  in_zp: int, what: str = "aten.lstm.input", h0_scale: float | None = None,
-                  c_scale: float | None = None) -> LayerConstants:
+                  in_zp: int, what: str = "aten.lstm.input",
+                  h0: tuple[float, int] | None = None) -> LayerConstants:
     """The integer constants of one layer (every direction) for input codes (in_scale, in_zp);
-    with `h0_scale`, step 0 reads h0 at that scale; `c_scale`: c's boundary format (the
-    tanh(c) TABLE's input range, at most g's tanh range)."""
+    with `h0` (scale, zero point), step 0 reads h0 at that scale. The tanh(c) TABLE's input
+    takes c's boundary range (`fmt.cell_boundary`), at most g's tanh range."""
+    h0_scale = None if h0 is None else h0[0]
     hidden = directions[0].w_hh.shape[0] // 4
     s = fmt.acc_scale
     folded = None
@@ -151,7 +154,8 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: LstmFormats, in_sc
         return product([d.w_hh for d in directions], [d.s_hh for d in directions], gates, fmt,
                        h_scale, acc, f"{what}: {name}")
 
-    tanh_c = fmt.tanh_in_scale if c_scale is None else min(c_scale, fmt.tanh_in_scale)
+    tanh_c = (fmt.tanh_in_scale if fmt.cell_boundary is None
+              else min(fmt.cell_boundary, fmt.tanh_in_scale))
     projected = directions[0].w_hr is not None
     m_scale = fmt.gate_scale if projected else fmt.state_scale
     initial = None

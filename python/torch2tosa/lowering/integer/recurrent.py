@@ -24,7 +24,8 @@ is left for verify-integer-graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -59,28 +60,19 @@ class _Kind:
     tables: bool  # its steps look up TABLEs (a16w8 needs int16 ones)
     bounded: bool  # h_t (t >= 1) is in [-1, 1] whatever h0: a fixed 2^-b format is the default
     formats: Callable[[int, int, int], Formats]  # (bits, k, zero point) -> the formats
-    # (directions, formats, in_scale, in_zp, what, h0 (scale, zero point) or None, c's
-    # boundary scale or None)
+    # (directions, formats, in_scale, in_zp, what, h0 (scale, zero point) or None) -> constants
     prepare: Callable
     cell: Callable  # (layer constants, batch) -> Cell
 
 
 KINDS = {
-    "gru": _Kind(True, False, gru_formats.formats,
-                 lambda ds, fmt, s, z, what, h0, c_scale: gru_formats.prepare_layer(
-                     ds, fmt, s, z, what, None if h0 is None else h0[0]),
+    "gru": _Kind(True, False, gru_formats.formats, gru_formats.prepare_layer,
                  quantized_gru_cell),
-    "lstm": _Kind(True, True, lambda bits, k, zp: lstm_formats.LstmFormats(bits, k),
-                  lambda ds, fmt, s, z, what, h0, c_scale: lstm_formats.prepare_layer(
-                      ds, fmt, s, z, what, None if h0 is None else h0[0], c_scale),
+    "lstm": _Kind(True, True, lstm_formats.LstmFormats, lstm_formats.prepare_layer,
                   quantized_lstm_cell),
-    "rnn_tanh": _Kind(True, True, Formats,
-                      lambda ds, fmt, s, z, what, h0, c_scale: rnn_formats.prepare_layer(
-                          ds, fmt, False, s, z, what, h0),
+    "rnn_tanh": _Kind(True, True, Formats, partial(rnn_formats.prepare_layer, relu=False),
                       quantized_rnn_cell),
-    "rnn_relu": _Kind(False, False, Formats,
-                      lambda ds, fmt, s, z, what, h0, c_scale: rnn_formats.prepare_layer(
-                          ds, fmt, True, s, z, what, h0),
+    "rnn_relu": _Kind(False, False, Formats, partial(rnn_formats.prepare_layer, relu=True),
                       quantized_rnn_cell),
 }
 
@@ -99,7 +91,8 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
     roles = _result_roles(rop)
     fmt = _state_format(rop, kind, bits, roles, initial[0] is not None)
     c_qp = _result_qparams(rop, roles, "c", bits, zero_point_zero=bits == 16)
-    c_scale = _cell_scale(rop, c_qp)
+    if rop.kind.aten == "lstm":
+        fmt = replace(fmt, cell_boundary=_cell_scale(rop, c_qp))
     h0 = initial[0]
     layers = []
     in_scale, in_zp = x_qp.scalar_scale, x_qp.scalar_zero_point
@@ -110,8 +103,7 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
         try:
             layers.append(kind.prepare(directions, fmt, in_scale, in_zp, what,
                                        None if h0 is None else (h0[1].scalar_scale,
-                                                                h0[1].scalar_zero_point),
-                                       c_scale))
+                                                                h0[1].scalar_zero_point)))
         except qm.ScaleError as e:
             raise UnsupportedError(f"{rop.opname}: {e}") from None
         in_scale, in_zp = fmt.state_scale, fmt.state_zero_point  # the previous layer's h
@@ -202,8 +194,6 @@ def _initial_state(rop: RecurrentOp, what: str, value: ir.Value, bits: int):
 def _cell_scale(rop: RecurrentOp, c_qp: QParams | None) -> float | None:
     """An LSTM's c at its boundary: c0's scale (quantized even when zero: torch2tosa.quantize
     gives it c's format), else c_n's, else unknown."""
-    if rop.kind.aten != "lstm":
-        return None
     found = dequantized(rop.initial[1][1])
     if found is not None and found[1].axis is None:
         return found[1].scalar_scale

@@ -108,11 +108,11 @@ def project(x: ir.Value, p: Projection, fmt: Formats, nhwc: bool = False) -> ir.
     return tb.concat(parts, axis=3 if nhwc else 0)
 
 
-def nhwc_steps(gi: ir.Value, layout, directions: int) -> Callable[[int], ir.Value]:
+def nhwc_steps(gi: ir.Value, layout) -> Callable[[int], ir.Value]:
     """t -> step t's pre-activations in a CONV2D product's output layout ([1, 1, B, W] for one
     direction, [1, 1, 1, D*W] for two at batch 1) from GI [1, 1, T*B, D*W] (`project`'s
     nhwc form), rows as the input's (`SeqLayout`)."""
-    _, _, rows, width = tb.shape_of(gi)
+    width = tb.shape_of(gi)[3]
     steps, batch = layout.steps, layout.batch
     if layout.interleaved:  # one direction, rows b*T + t -> [1, 1, B, T*W]: columns t*W
         gi = tb.reshape(gi, [1, 1, batch, steps * width])

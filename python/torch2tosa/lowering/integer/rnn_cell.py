@@ -18,9 +18,7 @@ from .rnn_formats import LayerConstants
 
 def quantized_rnn_cell(c: LayerConstants, batch: int) -> Cell:
     """The Cell of one quantized RNN layer (its constants are layer-specific)."""
-    fmt = c.fmt
-
-    d = c.directions
+    fmt, d = c.fmt, c.directions
     conv = uses_conv(d, batch)
 
     def project(x: ir.Value, weights) -> ir.Value:
@@ -28,7 +26,7 @@ def quantized_rnn_cell(c: LayerConstants, batch: int) -> Cell:
 
     def step_inputs(x: ir.Value, weights, layout):
         """The unrolled form's steps in the CONV2D product's layout (none for a MATMUL)."""
-        return ops.nhwc_steps(ops.project(x, c.projection, fmt, nhwc=True), layout, d) \
+        return ops.nhwc_steps(ops.project(x, c.projection, fmt, nhwc=True), layout) \
             if conv else None
 
     def constants(weights) -> ops.ProductConstants:

@@ -63,9 +63,9 @@ class LayerConstants:
         return self.relu and self.fmt.state_zero_point > self.fmt.qmin
 
 
-def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, relu: bool,
-                  in_scale: float, in_zp: int, what: str = "aten.rnn_tanh.input",
-                  h0: tuple[float, int] | None = None) -> LayerConstants:
+def prepare_layer(directions: Sequence[DirectionParams], fmt: Formats, in_scale: float,
+                  in_zp: int, what: str = "aten.rnn_tanh.input",
+                  h0: tuple[float, int] | None = None, *, relu: bool) -> LayerConstants:
     """The integer constants of one layer (every direction) for input codes (in_scale, in_zp);
     with `h0` (scale, zero point), step 0 reads h0 at those."""
     hidden = directions[0].w_hh.shape[0]
