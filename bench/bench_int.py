@@ -1,7 +1,8 @@
 """The INT section of the benchmark: PT2E a8w8 quantization, integer TOSA, Vela on Ethos-U.
 
-For every Conv1d example of the zoo (and linear_relu_conv2d, silero_vad); the GRU examples in
-both schemes are bench_int_gru.py's rows (ops and Vela cycles per timestep, SNR, bit-exactness):
+For every Conv1d example of the zoo (and linear_relu_conv2d, silero_vad); the GRU, LSTM and RNN
+examples in both schemes are bench_int_recurrent.py's rows (ops and Vela cycles per timestep,
+SNR, bit-exactness):
 
     gm = torch2tosa.quantize(model, calibration, "a8w8")
     compiled = torch2tosa.compile(gm, inputs, target="ethos-u55-128")
@@ -32,7 +33,7 @@ from torch2tosa.checking import MIN_WITHIN_ONE_STEP
 from torch2tosa.quantization._quiet import torchao_quiet
 from torch2tosa.support import stats
 
-import bench_int_gru
+import bench_int_recurrent
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 
 SCHEME = "a8w8"
@@ -59,7 +60,7 @@ FRONT_END_EXAMPLES = ["silero_vad"]
 
 def int_examples() -> list[str]:
     return (conv1d_examples() + ["linear_relu_conv2d"] + FRONT_END_EXAMPLES
-            + bench_int_gru.GRU_EXAMPLES)
+            + bench_int_recurrent.RECURRENT_EXAMPLES)
 
 
 def _is_gru(row: dict) -> bool:
@@ -219,10 +220,10 @@ def progress(what: str, status: str) -> None:
 
 
 def bench_int(names: list[str]) -> list[dict]:
-    """The INT rows for `names` (the GRU examples through bench_int_gru)."""
+    """The INT rows for `names` (the recurrent examples through bench_int_recurrent)."""
     rows = [bench_int_example(examples.get(name)) for name in names
-            if name not in bench_int_gru.GRU_EXAMPLES]
-    return rows + bench_int_gru.bench(names, progress)
+            if name not in bench_int_recurrent.RECURRENT_EXAMPLES]
+    return rows + bench_int_recurrent.bench(names, progress)
 
 
 def warm_up() -> None:
@@ -241,7 +242,7 @@ def _graph(row: dict, key: str):
 
 
 def int_targets(rows: list[dict]) -> list[Target]:
-    gru_targets = bench_int_gru.targets([r for r in rows if _is_gru(r)])
+    gru_targets = bench_int_recurrent.targets([r for r in rows if _is_gru(r)])
     rows = [r for r in rows if not _is_gru(r)]
     by_name = {r["name"]: r for r in rows}
     conv1d = [by_name[name] for name in conv1d_examples() + FRONT_END_EXAMPLES
@@ -340,10 +341,10 @@ def settings() -> dict:
                             "seed": CALIBRATION_SEED},
             "fresh_input_seed": FRESH_SEED,
             "gru": {"schemes": {k: {"compile_target": t, "accelerators": list(a)}
-                                for k, (t, a) in bench_int_gru.SCHEMES.items()},
-                    "sequence_lengths": "the two of bench_int_gru.seqs(): (10, 20), "
+                                for k, (t, a) in bench_int_recurrent.SCHEMES.items()},
+                    "sequence_lengths": "the two of bench_int_recurrent.seqs(): (10, 20), "
                                         "gru_deepfilternet (50, 100)",
-                    "fresh_input_seed": bench_int_gru.FRESH_SEED},
+                    "fresh_input_seed": bench_int_recurrent.FRESH_SEED},
             "executorch_published": {"version": EXECUTORCH_VERSION,
                                      "graphs": [asdict(r) for r in EXECUTORCH]}}
 
@@ -353,7 +354,7 @@ def markdown(rows: list[dict], env: dict) -> list[str]:
     gru_rows = [r for r in rows if _is_gru(r)]
     rows = [r for r in rows if not _is_gru(r)]
     if not rows:
-        return bench_int_gru.markdown(gru_rows)
+        return bench_int_recurrent.markdown(gru_rows)
     md = [f"## INT ({SCHEME}): PT2E-quantized, integer TOSA, Vela on Ethos-U", "",
           f"torchao {env['torchao']}, ethos-u-vela {env['ethos-u-vela']}. "
           f"`torch2tosa.quantize(model, calibration, \"{SCHEME}\")` with the example inputs plus "
@@ -376,4 +377,4 @@ def markdown(rows: list[dict], env: dict) -> list[str]:
                "quoted in issue #10 for its own models (- where none was given), not a same-run "
                "measurement.", "",
                comparison, ""]
-    return md + bench_int_gru.markdown(gru_rows)
+    return md + bench_int_recurrent.markdown(gru_rows)

@@ -127,6 +127,11 @@ EXAMPLES: dict[str, Example] = {
                 gru_layers=1, gru_bidirectional=True),
         Example("silero_vad", "Silero-VAD-like: 1-channel audio, strided Conv1d encoder, GRU, "
                 "linear, sigmoid; 32 frames", models.silero_vad, gru_layers=1),
+        # LSTM and RNN models at an MCU size: input 24, hidden 48.
+        Example("kws_lstm", "keyword spotting LSTM: 24 MFCCs x 49 frames, LSTM(24, 48), linear "
+                "on the last frame", models.kws_lstm, gru_layers=1, recurrent="LSTM"),
+        Example("vad_rnn", "voice activity RNN: 24 features x 32 frames, RNN(24, 48, tanh), "
+                "linear, sigmoid per frame", models.vad_rnn, gru_layers=1, recurrent="RNN"),
     )
 }
 

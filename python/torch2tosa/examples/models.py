@@ -228,3 +228,39 @@ class SileroVad(nn.Module):
 
 def silero_vad(seq=32, hop=32):
     return SileroVad(hop=hop), (torch.randn(1, 1, seq * hop),)
+
+
+class KwsLstm(nn.Module):
+    """Keyword spotting with an LSTM ("Hello Edge"-like): MFCC frames [B, seq, 24] ->
+    LSTM(24, 48) -> linear on the last frame's h -> 12 keyword logits."""
+
+    def __init__(self, features=24, hidden=48, classes=12):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, batch_first=True)
+        self.classifier = nn.Linear(hidden, classes)
+
+    def forward(self, mfcc):
+        out, _ = self.lstm(mfcc)
+        return self.classifier(out[:, -1])
+
+
+def kws_lstm(seq=49):
+    return KwsLstm(), (torch.randn(1, seq, 24),)
+
+
+class VadRnn(nn.Module):
+    """Voice activity on frame features: [B, seq, 24] -> RNN(24, 48, tanh) -> linear ->
+    sigmoid, one speech probability per frame [B, seq, 1]."""
+
+    def __init__(self, features=24, hidden=48):
+        super().__init__()
+        self.rnn = nn.RNN(features, hidden, batch_first=True)
+        self.decoder = nn.Linear(hidden, 1)
+
+    def forward(self, frames):
+        out, _ = self.rnn(frames)
+        return torch.sigmoid(self.decoder(out))
+
+
+def vad_rnn(seq=32):
+    return VadRnn(), (torch.randn(1, seq, 24),)

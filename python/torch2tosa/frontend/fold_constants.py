@@ -6,7 +6,8 @@ They compute in int64 and bool, which TOSA 1.0's FP profile cannot (int64 is not
 1.0 at all; integer compares and selects need PRO-INT). Evaluated here, in PyTorch, they
 become literals: the graph computes only on values that depend on its inputs.
 
-A node is folded when it is a deterministic aten op whose tensor arguments are all folded
+A node is folded when it is a deterministic aten op (not a quantize or dequantize: scales
+travel with the values) whose tensor arguments are all folded
 (a node with none, such as `arange`, is) and some value on its way is an int or bool tensor
 (float-only constants, `zeros` or `full`, are splats torch-mlir already makes constants).
 An integer value an elementwise op promotes to its float result's dtype (adaptive pooling's
@@ -25,11 +26,14 @@ import torch
 MAX_ELEMENTS = 1 << 16
 
 
-def _deterministic(node: torch.fx.Node) -> bool:
+def _foldable(node: torch.fx.Node) -> bool:
+    """A deterministic op, and no quantize/dequantize: their scales travel with the values (an
+    LSTM's zero c0 carries its cell state's format to the lowering)."""
     target = node.target
     if not isinstance(target, torch._ops.OpOverload):
         return target.__module__ == "_operator" and target.__name__ == "getitem"
-    return not target._schema.is_mutable and torch.Tag.nondeterministic_seeded not in target.tags
+    return (not target._schema.is_mutable and torch.Tag.nondeterministic_seeded not in target.tags
+            and target.namespace != "quantized_decomposed")
 
 
 def _small(value) -> bool:
@@ -51,7 +55,7 @@ def fold_constant_subgraphs(gm: torch.fx.GraphModule) -> int:
     values: dict[torch.fx.Node, object] = {}
     integral: dict[torch.fx.Node, bool] = {}  # computed from an int or bool tensor
     for node in gm.graph.nodes:
-        if node.op != "call_function" or not _deterministic(node):
+        if node.op != "call_function" or not _foldable(node):
             continue
         inputs = node.all_input_nodes
         if not all(n in values for n in inputs):

@@ -387,6 +387,11 @@ def rescale(x: ir.Value, params, out_elem: ir.Type, input_zp: int = 0, output_zp
         ir.BoolAttr.get(params.per_channel), ir.BoolAttr.get(False), ir.BoolAttr.get(False))
 
 
+def cast(x: ir.Value, elem: ir.Type) -> ir.Value:
+    """tosa.cast to `elem` (integer widening is exact)."""
+    return tosa.cast(tensor_type(shape_of(x), elem), x)
+
+
 def clamp(x: ir.Value, lo, hi) -> ir.Value:
     elem = element_type(x)
     if is_float(elem):

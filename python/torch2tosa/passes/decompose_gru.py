@@ -58,9 +58,8 @@ decompose-lstm and decompose-rnn; the recurrence is built by `sequence.py`
 (unrolled) or `loop.py` (`form=loop`, one `tosa.while_loop` per layer).
 
 On an INT target (option `target`), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
-becomes integer TOSA instead, through the same recurrence with integer cells:
-lowering/integer/recurrent.py (reading the quantized op), gru_cell.py (the step),
-gru_formats.py (formats, constants).
+becomes integer TOSA instead: lowering/integer/recurrent.py (integer_plan), gru_formats.py
+(formats, constants), gru_cell.py (the step).
 """
 
 from __future__ import annotations

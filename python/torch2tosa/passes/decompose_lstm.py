@@ -22,6 +22,10 @@ Directions, batch, layouts, h0/c0 and the outputs (output, h_n, c_n in
 PyTorch's shapes) are shared with decompose-gru: see lowering/recurrent/;
 the cell is `float_cells.LSTM`; `form=loop` builds one `tosa.while_loop` per
 layer carrying (counter, h, c, output buffer, GI).
+
+On an INT target (option `target`), a PT2E-quantized LSTM (or LSTMCell) becomes integer
+TOSA instead: lowering/integer/recurrent.py (integer_plan), lstm_formats.py (formats, c in
+int32, constants), lstm_cell.py (the step).
 """
 
 from __future__ import annotations

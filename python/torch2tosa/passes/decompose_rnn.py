@@ -12,6 +12,10 @@ form GI (as wide as h) is also the output buffer.
 
 Directions, batch, layouts, h0 and the outputs are shared with decompose-gru:
 see lowering/recurrent/; the cells are `float_cells.RNN_TANH` / `RNN_RELU`.
+
+On an INT target (option `target`), a PT2E-quantized RNN (or RNNCell) becomes integer TOSA
+instead: lowering/integer/recurrent.py (integer_plan), rnn_formats.py (formats, constants),
+rnn_cell.py (the step).
 """
 
 from __future__ import annotations

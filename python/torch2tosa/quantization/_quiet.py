@@ -1,4 +1,4 @@
-"""Silences torchao's import-time noise."""
+"""Silences torchao's import-time noise; runs calibration on PyTorch's native CPU kernels."""
 
 from __future__ import annotations
 
@@ -22,3 +22,16 @@ def torchao_quiet():
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def native_cpu_kernels():
+    """oneDNN off: its CPU LSTM builds its primitive on every call (about a second for a small
+    LSTM, where PyTorch's native kernel takes milliseconds), and calibration runs the model
+    once an item. Switching it warns about TF32 on Intel GPUs, which concerns no one here."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*TF32 acceleration on top of oneDNN.*")
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield

@@ -1,8 +1,8 @@
 """`quantize(model, calibration, scheme)`: post-training quantization with torchao's PT2E.
 
 export (non-strict, as the compiler does) -> prepare_pt2e(TosaQuantizer) -> run every
-calibration item (a GRU with h0 shows every layer's states to its observer:
-gru_calibration) -> convert_pt2e. The result is a GraphModule of float ops between
+calibration item (a multi-layer recurrence with a calibrated state shows every layer's
+states to its observer: recurrent_calibration) -> convert_pt2e. The result is a GraphModule of float ops between
 quantized_decomposed quantize/dequantize ops, with the weights already int8 constants,
 which the importer turns into torch-dialect MLIR for the INT lowering.
 
@@ -32,9 +32,9 @@ from ..frontend.unsupported import node_module, node_user_line
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support import progress as progress_
 from ..support.diagnostics import Torch2TosaError
-from ._quiet import torchao_quiet
-from .gru_calibration import calibrate
+from ._quiet import native_cpu_kernels, torchao_quiet
 from .quantizer import SHARED_OPS, TosaQuantizer, get_scheme
+from .recurrent_calibration import calibrate
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
@@ -72,8 +72,8 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
         prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
-        with torch.no_grad(), progress_.bar(progress, len(items), "calibrate",
-                                            "item") as advance:
+        with torch.no_grad(), native_cpu_kernels(), progress_.bar(progress, len(items),
+                                                                  "calibrate", "item") as advance:
             for i, item in enumerate(items):
                 try:
                     calibrate(prepared, item)

@@ -41,20 +41,28 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   annotated only when the input is quantized or a model
                                   input
 
-  gru (aten.gru.input)            as a whole: input x act (calibrated), both outputs (the
-                                  getitems) the scheme's fixed [-1, 1) state format
-                                  (`Scheme.state`: int8 scale 2^-7 / int16 2^-15, zero
-                                  point 0), weights int8 per output channel; biases stay
-                                  float (the lowering folds them into int32). A zero h0
-                                  (aten.zeros) is left alone; a given h0 gets its own
-                                  symmetric min/max scale (step 0 reads it), and the
-                                  outputs a calibrated power of two (StateObserver, over
-                                  every layer's states: gru_calibration), shared.
-  gru_cell (aten.gru_cell)        the same, for one step: x act, hx (unless a zero fill)
-                                  and h' the state format, weights int8 per channel.
+  gru, lstm, rnn_tanh, rnn_relu (aten.<kind>.input) and their cells (aten.<kind>_cell):
+                                  as a whole. x act (calibrated); weights int8 per output
+                                  channel (W_ih, W_hh, an LSTM's W_hr); biases stay float
+                                  (the lowering folds them into int32). A zero h0 / c0
+                                  (aten.zeros) is left alone (but an LSTM's c0); a given one
+                                  gets its own symmetric min/max scale (step 0 reads it). The
+                                  results
+                                  (getitems; a single-state cell's own output) holding h
+                                  share the state format (`Scheme.state`: int8 2^-7 / int16
+                                  2^-15, zero point 0) when h is bounded: an LSTM without
+                                  proj_size, an RNN-tanh, a GRU without h0; otherwise a
+                                  calibrated power of two (`Scheme.state_observed`: a GRU
+                                  with h0; `wide_state`: an LSTM with proj_size;
+                                  `relu_state` over [0, 2^k) for an RNN-relu), observed over
+                                  every layer's states (recurrent_calibration). An LSTM's c0
+                                  (zero fill or not) and c_n (a cell's cx, c') share c's
+                                  boundary format (`cell_state`: a power of two calibrated
+                                  over every c_t, which also sets the tanh(c) TABLE's input
+                                  range).
 
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
-on the input edge). Anything else (LSTM, comparisons, integer ops) stays float, with a
+on the input edge). Anything else (comparisons, integer ops) stays float, with a
 dequantize before it.
 """
 
@@ -121,8 +129,12 @@ SHARED_OPS = {
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
 } | FUSABLE_ACTIVATIONS
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
-GRU_OPS = {aten.gru.input}
-GRU_CELL_OPS = {aten.gru_cell.default}
+# The recurrent layer ops and their cells, by kind (aten.<kind>.input, aten.<kind>_cell).
+RECURRENT_OPS = {aten.gru.input: "gru", aten.lstm.input: "lstm",
+                 aten.rnn_tanh.input: "rnn_tanh", aten.rnn_relu.input: "rnn_relu"}
+RECURRENT_CELL_OPS = {aten.gru_cell.default: "gru", aten.lstm_cell.default: "lstm",
+                      aten.rnn_tanh_cell.default: "rnn_tanh",
+                      aten.rnn_relu_cell.default: "rnn_relu"}
 
 
 def get_scheme(name: str) -> Scheme:
@@ -156,10 +168,10 @@ class TosaQuantizer(Quantizer):
             target = node.target
             if sm.PART_KEY in node.meta:
                 self._annotate_softmax_part(node, node.meta[sm.PART_KEY])
-            elif target in GRU_OPS:
-                self._annotate_gru(node)
-            elif target in GRU_CELL_OPS:
-                self._annotate_gru_cell(node)
+            elif target in RECURRENT_OPS:
+                self._annotate_recurrent(node, RECURRENT_OPS[target])
+            elif target in RECURRENT_CELL_OPS:
+                self._annotate_recurrent_cell(node, RECURRENT_CELL_OPS[target])
             elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
             elif target in SCALAR_OPS and _positive_number(node.args[1]):
@@ -194,46 +206,78 @@ class TosaQuantizer(Quantizer):
                                             None if ch_axis is None else 0)
         _annotate(node, inputs, self._output_unless_fused(node))
 
-    def _recurrent_inputs(self, x: Node, hx: Node) -> tuple[dict, object]:
-        """The input annotations of a GRU (cell) and its state's spec: x the activation
-        format; a given hx (not a zero fill) its own initial-state format, and then the state
-        format observed (h0 may take it beyond [-1, 1]), else the fixed one."""
+    def _recurrent_inputs(self, x: Node, states: list[Node], kind: str) -> dict:
+        """x the activation format; a given initial state (not a zero fill) its own. An
+        LSTM's c0, given or a zero fill, the cell state's format (`Scheme.cell_state`): the
+        lowering reads c's calibrated range there even when c_n is unused (and gone)."""
         inputs = {x: self.scheme.activation}
-        if hx.op == "call_function" and hx.target in ZERO_FILLS:
-            return inputs, self.scheme.state
-        inputs[hx] = self.scheme.initial_state
-        return inputs, self.scheme.state_observed
+        for i, state in enumerate(states):
+            if kind == "lstm" and i == 1:  # h0 too when it is the same node (one edge)
+                inputs[state] = self.scheme.cell_state
+            elif not _zero_fill(state):
+                inputs[state] = self.scheme.initial_state
+        return inputs
 
-    def _annotate_gru(self, node: Node) -> None:
-        """aten.gru.input(x, hx, params, has_biases, ...) -> (output, h_n) via getitems."""
-        x, hx, params, has_biases = node.args[:4]
-        if not (_is_float(x) and _is_float(hx)):
+    def _state_spec(self, kind: str, given_h0: bool, projected: bool):
+        """The format of h: fixed where h_t (t >= 1) is bounded by 1 (h0 has its own), else a
+        calibrated power of two."""
+        if kind == "rnn_relu":
+            return self.scheme.relu_state
+        if projected:
+            return self.scheme.wide_state
+        return self.scheme.state_observed if kind == "gru" and given_h0 else self.scheme.state
+
+    def _annotate_recurrent(self, node: Node, kind: str) -> None:
+        """aten.<kind>.input(x, hx, params, has_biases, num_layers, ..., bidirectional, ...)
+        -> (output, h_n[, c_n]) via getitems; an LSTM's hx is [h0, c0]."""
+        x, hx, params, has_biases, layers = node.args[:5]
+        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
-        inputs, state = self._recurrent_inputs(x, hx)
-        per_group = 4 if has_biases else 2
+        inputs = self._recurrent_inputs(x, states, kind)
+        groups = layers * (2 if node.args[7] else 1)
+        per_group = len(params) // groups  # w_ih, w_hh[, b_ih, b_hh][, w_hr]
+        projected = kind == "lstm" and per_group == (5 if has_biases else 3)
+        weights = {0, 1, per_group - 1} if projected else {0, 1}
         for i, w in enumerate(params):
-            if i % per_group < 2 and isinstance(w, Node) and _is_float(w):
+            if i % per_group in weights and isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
         _annotate(node, inputs, None)
-        # (output, h_n): states of one recurrence, so one observer for both
-        results = sorted((u for u in node.users if u.target is operator.getitem
-                          and _is_float(u)), key=lambda u: u.args[1])
-        for i, user in enumerate(results):
-            shared = i > 0 and state is self.scheme.state_observed
-            _annotate(user, {}, SharedQuantizationSpec(results[0]) if shared else state)
+        given_h0 = not _zero_fill(states[0])
+        self._annotate_states(node, states, kind, [0, 1], 2,
+                              self._state_spec(kind, given_h0, projected))
 
-    def _annotate_gru_cell(self, node: Node) -> None:
-        """aten.gru_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h': as aten.gru.input with one
-        step and one layer: x act, hx (unless a zero fill) and h' the state format, weights
-        int8 per output channel, biases float."""
+    def _annotate_recurrent_cell(self, node: Node, kind: str) -> None:
+        """aten.<kind>_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h' (an LSTM's: (h', c') via
+        getitems, hx = [h, c]): one step of one layer."""
         x, hx, w_ih, w_hh = node.args[:4]
-        if not (_is_float(x) and _is_float(hx) and _is_float(node)):
+        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
-        inputs, state = self._recurrent_inputs(x, hx)
+        inputs = self._recurrent_inputs(x, states, kind)
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
-        _annotate(node, inputs, state)
+        state = self._state_spec(kind, not _zero_fill(states[0]), False)
+        if kind != "lstm":
+            if _is_float(node):
+                _annotate(node, inputs, state)
+            return
+        _annotate(node, inputs, None)
+        self._annotate_states(node, states, kind, [0], 1, state)
+
+    def _annotate_states(self, node: Node, states: list[Node], kind: str, h_items: list[int],
+                         c_item: int, state) -> None:
+        """The getitems of a recurrent node: those holding h (`h_items`) one state format,
+        shared when it is observed; an LSTM's c (`c_item`) c0's format (`cell_state`)."""
+        items = {u.args[1]: u for u in node.users if u.target is operator.getitem
+                 and _is_float(u)}
+        h = [items[i] for i in sorted(items) if i in h_items]
+        for i, user in enumerate(h):
+            shared = i > 0 and not isinstance(state, FixedQParamsQuantizationSpec)
+            _annotate(user, {}, SharedQuantizationSpec(h[0]) if shared else state)
+        if kind == "lstm" and c_item in items:
+            _annotate(items[c_item], {}, SharedQuantizationSpec((states[1], node)))
 
     def _annotate_binary(self, node: Node) -> None:
         operands = [a for a in node.args[:2] if isinstance(a, Node)]
@@ -439,6 +483,10 @@ def _underflow(act) -> float:
 
 # a zero initial state (PyTorch's default h0): left unobserved, as the lowering skips it
 ZERO_FILLS = {getattr(aten, name).default for name in ZERO_FILL_OPS}
+
+
+def _zero_fill(node: Node) -> bool:
+    return node.op == "call_function" and node.target in ZERO_FILLS
 
 
 def _weight_channel_axis(node: Node) -> int | None:

@@ -47,11 +47,16 @@ class Scheme:
     name: str
     description: str
     activation: QuantizationSpec
-    # A GRU's hidden state and outputs, which lie in [-1, 1]: a fixed format, no observer,
-    # unless h0 is given (`state_observed`: a calibrated power of two; h0 `initial_state`).
+    # A recurrent layer's hidden state and outputs where they lie in [-1, 1]: a fixed format,
+    # no observer; a calibrated power of two where they need not (`state_observed`: a GRU
+    # with h0; `wide_state`: an LSTM with proj_size; `relu_state` over [0, 2^k): an
+    # RNN-relu). A given h0 / c0: `initial_state`.
     state: FixedQParamsQuantizationSpec
     state_observed: QuantizationSpec
     initial_state: QuantizationSpec
+    wide_state: QuantizationSpec  # WideStateObserver: an LSTM's projected h
+    relu_state: QuantizationSpec
+    cell_state: QuantizationSpec  # CellStateObserver: an LSTM's c0 and c_n, over every c_t
 
     def weight(self, ch_axis: int) -> QuantizationSpec:
         return _weight_spec(ch_axis)
@@ -118,20 +123,22 @@ def _state(dtype: torch.dtype) -> FixedQParamsQuantizationSpec:
 
 
 class StateObserver(MinMaxObserver):
-    """A GRU's states h_t (t >= 1) when h0 is given: scale 2^(k - (bits-1)), zero point 0,
+    """A recurrent layer's states h_t (t >= 1) where they are not bounded by 1 (a GRU with
+    h0, an LSTM with proj_size: h = (o tanh(c)) W_hr^T): scale 2^(k - (bits-1)), zero point 0,
     the k >= 0 whose format holds what was observed with the least squared error: rounding
     (2 step^2 / 12 a value, step = 2^(k-b): n and h' are both rounded to it every step)
     plus saturation (|v| beyond 2^k). h0 itself is not in this format (step 0 reads it at
     its own scale); h_1 = z h0 + (1 - z) n may exceed [-1, 1] and later states decay
     towards it, so a bound covering the rare large h_1 would cost every step bits (int8:
     2 bits for h0 ~ N(0, 1)) where saturating them costs less. The quantizer's calibration
-    shows it every layer's states, not only the last's (`gru_calibration`)."""
+    shows it every layer's states, not only the last's (`recurrent_calibration`)."""
 
-    MAX_EXPONENT = 16
+    MIN_EXPONENT, MAX_EXPONENT = 0, 16
+    ROUNDINGS = 2  # per step, at the state's step
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        k = torch.arange(self.MAX_EXPONENT + 1, dtype=torch.float64)
+        k = torch.arange(self.MIN_EXPONENT, self.MAX_EXPONENT + 1, dtype=torch.float64)
         self.register_buffer("tops", 2.0 ** k)
         self.register_buffer("saturation", torch.zeros_like(k))  # sum of (|v| - 2^k)+^2
         self.register_buffer("count", torch.zeros((), dtype=torch.float64))
@@ -143,41 +150,84 @@ class StateObserver(MinMaxObserver):
             self.count += v.shape[0]
         return super().forward(x_orig)
 
+    def levels(self) -> int:
+        """Codes over [0, 2^k): the non-negative half of the type's range."""
+        return self.quant_max + 1
+
     def exponent(self) -> int:
-        step = self.tops / (self.quant_max + 1)
-        # each step rounds twice to the state's step (n, the tanh TABLE's result, and h')
-        error = 2 * self.count * step.square() / 12 + self.saturation
-        return int(torch.argmin(error))  # the first minimum: the smallest such k
+        step = self.tops / self.levels()
+        # each step rounds ROUNDINGS times to the state's step (a GRU: n, the tanh TABLE's
+        # result, and h')
+        error = self.ROUNDINGS * self.count * step.square() / 12 + self.saturation
+        # the first minimum: the smallest such k
+        return self.MIN_EXPONENT + int(torch.argmin(error))
 
     def calculate_qparams(self):
-        scale = 2.0 ** self.exponent() / (self.quant_max + 1)
+        scale = 2.0 ** self.exponent() / self.levels()
         return torch.tensor([scale], dtype=torch.float32), torch.tensor([0], dtype=torch.int32)
 
 
-def _state_observed(dtype: torch.dtype) -> QuantizationSpec:
+class WideStateObserver(StateObserver):
+    """A state rounded once a step, with no floor on k (its values may all be small): an
+    LSTM's projected h (h = (o tanh(c)) W_hr^T)."""
+
+    MIN_EXPONENT = -8
+    ROUNDINGS = 1
+
+
+class CellStateObserver(WideStateObserver):
+    """An LSTM's cell state at its boundaries (c0, c_n): 2^(k-b), zero point 0, over every
+    c_t of every layer (recurrent_calibration shows it them), one rounding each. Inside the
+    recurrence c is int32; this range also bounds the tanh(c) TABLE's input (at most +-2 in
+    int8), which takes 256 levels over it rather than over a fixed +-2."""
+
+
+class ReluStateObserver(WideStateObserver):
+    """An RNN-relu's states (h >= 0, not bounded): [0, 2^k) with the k of least squared error
+    (one rounding a step), over every code: int8 scale 2^(k-8) with zero point -128 (the
+    bottom code is 0, so the RESCALE's saturation is the relu); int16 (zero point 0, as
+    TOSA's int16 RESCALE requires) 2^(k-15) over the non-negative codes."""
+
+    def levels(self) -> int:
+        return self.quant_max - self.quant_min + 1 if self.dtype == torch.int8 else \
+            self.quant_max + 1
+
+    def calculate_qparams(self):
+        scale, zero_point = super().calculate_qparams()
+        if self.dtype == torch.int8:
+            zero_point = torch.tensor([self.quant_min], dtype=torch.int32)
+        return scale, zero_point
+
+
+def _observed(dtype: torch.dtype, observer, qscheme=torch.per_tensor_symmetric):
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
-                            qscheme=torch.per_tensor_symmetric,
-                            observer_or_fake_quant_ctr=StateObserver.with_args(eps=_EPS))
+                            qscheme=qscheme, observer_or_fake_quant_ctr=observer.with_args(eps=_EPS))
 
 
 def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
-    """A GRU's given h0, read by step 0 only: its own symmetric min/max scale (on gru_h0 a8w8
-    better than the smallest covering power of two: docs/quantization.md)."""
+    """A recurrent layer's given h0 (c0), read by step 0 only: its own symmetric min/max scale
+    (on gru_h0 a8w8 better than the smallest covering power of two: docs/quantization.md)."""
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
                             qscheme=torch.per_tensor_symmetric,
                             observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=_EPS))
 
 
+def _scheme(name: str, description: str, dtype: torch.dtype, qscheme, observer) -> Scheme:
+    return Scheme(name, description, _activation(dtype, qscheme, observer), _state(dtype),
+                  _observed(dtype, StateObserver), _initial_state(dtype),
+                  _observed(dtype, WideStateObserver),
+                  _observed(dtype, ReluStateObserver, torch.per_tensor_affine),
+                  _observed(dtype, CellStateObserver))
+
+
 SCHEMES: dict[str, Scheme] = {
     s.name: s
     for s in (
-        Scheme("a8w8", "int8 asymmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int8, torch.per_tensor_affine, HistogramObserver),
-               _state(torch.int8), _state_observed(torch.int8), _initial_state(torch.int8)),
-        Scheme("a16w8", "int16 symmetric per-tensor activations, int8 symmetric per-channel weights",
-               _activation(torch.int16, torch.per_tensor_symmetric, MinMaxObserver),
-               _state(torch.int16), _state_observed(torch.int16), _initial_state(torch.int16)),
+        _scheme("a8w8", "int8 asymmetric per-tensor activations, int8 symmetric per-channel "
+                "weights", torch.int8, torch.per_tensor_affine, HistogramObserver),
+        _scheme("a16w8", "int16 symmetric per-tensor activations, int8 symmetric per-channel "
+                "weights", torch.int16, torch.per_tensor_symmetric, MinMaxObserver),
     )
 }

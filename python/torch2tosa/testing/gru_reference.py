@@ -1,167 +1,106 @@
 """The integer GRU in numpy, op for op as the lowering emits it: what tests prove the TOSA
 reference model bit-exact against, separately from the quantization error (docs/quantization.md).
 
-`reference` runs a whole GRU on integer codes with exactly the arithmetic of the TOSA ops
-(quant_math's RESCALE, MUL and TABLE); `layers_from_pt2e` reads a `torch2tosa.quantize`d
-GraphModule's GRU into the constants `reference` takes.
+Every constant is derived here from the quantized op's float biases, int8 weights and scales
+(recurrent_reference's docstring), none taken from the lowering. The step (gate layout
+[r, z, n] for int8 with 1 - z from a TABLE of sigmoid(-x), [r, z, n, -z] for int16):
+
+    gh   = RESCALE(h W_hh^T + b_hn)       (a MATMUL: b_hn added at S after the RESCALE)
+    sig  = TABLE_sigmoid(RESCALE(gi_t + gh))
+    n    = TABLE_tanh(RESCALE(gi_n + r gh_n))
+    h'   = RESCALE(z h + (1 - z) n)
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from ..lowering.integer import quant_math as qm
-from ..lowering.integer.gru_formats import (DirectionParams, InitialStep, LayerConstants, formats,
-                                            prepare_layer, uses_conv)
+from . import recurrent_reference as rr
+from .recurrent_reference import QuantizedOp
 
 
-def _rescale(v, r: qm.Rescale, out: str, in_zp: int = 0) -> np.ndarray:
-    return qm.rescale_reference(v, r, in_zp, 0, out, double_round=False)
+def _layout(hidden: int, bits: int):
+    """[3H, ...] rows r, z, n -> the products' G*H: as is (int8), r, z, n, -z (int16)."""
+    def layout(m):
+        return m if bits == 8 else np.concatenate([m, -m[hidden:2 * hidden]])
+    return layout
 
 
-def _gate(c: LayerConstants, v: np.ndarray, table: np.ndarray,
-          gate_out: qm.Rescale | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(the TABLE's raw result, the gate in A at 2^-b; int16: over `gate_out` (c.gate_out))."""
-    raw = qm.table_reference(v, table)
-    return raw, (raw if c.fmt.bits == 8 else _rescale(raw, gate_out or c.gate_out, "i16"))
+def _first_step_bits(bits: int, ratio: float) -> int:
+    """m: with h0 at `ratio` times the state's scale, |z h0| + |(1 - z) n| must fit int32 in
+    (1 - z) n's scale 2^-b 2^(k-b+m)."""
+    m, b = 0, bits - 1
+    while 2.0 ** (2 * b - m) * (ratio + 1.0) + 2.0 >= 2.0 ** 31:
+        m += 1
+    return m
 
 
-def reference_step(c: LayerConstants, gi_t: np.ndarray, h: np.ndarray | None,
-                   w_hh_rows: np.ndarray, rec_bias: np.ndarray | None,
-                   rec_bias_acc: np.ndarray | None = None,
-                   initial: InitialStep | None = None) -> np.ndarray:
-    """One step on rows: gi_t [R, GH] int32 (scale S), h [R, H] codes or None (zero),
-    w_hh_rows [R, H, GH], rec_bias [R, GH] or None; with rec_bias_acc [R, GH] (the CONV2D
-    form) b_hn is added in the accumulator instead of after the RESCALE. With `initial`, h is
-    h0 at its own scale (step 0; rec_bias_acc then at that scale too)."""
-    hid, a = c.hidden, c.fmt.int_type
-    gh_rescale = c.gh_rescale if initial is None else initial.gh_rescale
-    if h is None:
-        gh = rec_bias
-        pre = gi_t
-    else:
-        acc = np.einsum("rk,rkg->rg", h.astype(np.int64), w_hh_rows)
-        if rec_bias_acc is not None:
-            gh = _rescale(acc + rec_bias_acc, gh_rescale, "i32")
-        else:
-            gh = _rescale(acc, gh_rescale, "i32")
-            if rec_bias is not None:
-                gh = gh + rec_bias
-        pre = gi_t + gh
-    sig_in = _rescale(pre, c.sigmoid_in, a)
-    raw_sig, sig = _gate(c, sig_in, c.sigmoid_table)
-    r_raw = raw_sig[:, :hid]
-    z = sig[:, hid:2 * hid]
-    if c.fmt.gates == 4:
-        zbar = sig[:, 3 * hid:]
-    else:
-        zbar = qm.table_reference(sig_in[:, hid:2 * hid], c.zbar_table)
-    gi_n = gi_t[:, 2 * hid:3 * hid]
-    if gh is None:
-        pre_n = gi_n
-    else:
-        r32 = r_raw if c.fmt.bits == 16 else _rescale(r_raw, qm.rescale_params(1.0), "i32")
-        pre_n = gi_n + qm.mul_reference(r32, gh[:, 2 * hid:3 * hid], c.fmt.gate_shift)
-    _, n = _gate(c, _rescale(pre_n, c.tanh_in, a), c.tanh_table,
-                 None if initial is None else initial.n_out)
-    acc = qm.mul_reference(zbar, n)
-    if h is not None:
-        zh = qm.mul_reference(z, h)
-        if initial is not None:
-            zh = _rescale(zh, initial.zh_rescale, "i32")
-        acc = acc + zh
-    return _rescale(acc, c.out if initial is None else initial.out, a)
+def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> list:
+    """A whole GRU on integer codes: x [B, T, F] (batch_first) or [T, B, F], h0 [L*D, B, H] or
+    None -> [output, h_n] (a cell: x [1, B, F], h0 [1, B, H] -> [h'])."""
+    bits, b = op.bits, op.bits - 1
+    s, gate = rr.ACC_SCALE[bits], 2.0 ** -b
+    sig_in, tanh_in = rr.SIGMOID_RANGE[bits] * gate, rr.TANH_RANGE[bits] * gate
+    hq = rr.state(op)
 
+    def layer(i, xs, init, batch):
+        groups = op.layer(i)
+        hidden = groups[0].w_hh.shape[1]
+        layout = _layout(hidden, bits)
+        folded = rec_bias = None
+        if groups[0].b_ih is not None:
+            folded = [g.b_ih + np.concatenate([g.b_hh[:2 * hidden], np.zeros(hidden)])
+                      for g in groups]
+            rec_bias = np.stack([layout(np.concatenate([np.zeros(2 * hidden),
+                                                        g.b_hh[2 * hidden:]]))
+                                 for g in groups])
 
-def reference_layer(c: LayerConstants, x: np.ndarray, h0: np.ndarray | None,
-                    batch: int) -> tuple[np.ndarray, np.ndarray]:
-    """x [D*B, T, F] codes (backward rows already time-reversed), h0 [D*B, H] or None ->
-    (h of every step [D*B, T, H] in processing order, last h [D*B, H])."""
-    rows_w_ih = np.repeat(c.w_ih_t.astype(np.int64), batch, axis=0)
-    rows_w_hh = np.repeat(c.w_hh_t.astype(np.int64), batch, axis=0)
-    acc = np.einsum("rtf,rfg->rtg", x.astype(np.int64) - c.in_zp, rows_w_ih)
-    if c.input_bias is not None:
-        acc = acc + np.repeat(c.input_bias, batch, axis=0)[:, None, :]
-    gi = _rescale(acc, c.gi_rescale, "i32")
-    rec_bias = None if c.recurrent_bias is None else np.repeat(c.recurrent_bias, batch, axis=0)
-    rec_bias_acc = None
-    if uses_conv(c.directions, batch) and c.recurrent_bias_acc is not None:
-        rec_bias_acc = np.repeat(c.recurrent_bias_acc, batch, axis=0)
-    h, outs = h0, []
-    for t in range(x.shape[1]):
-        first = c.initial if t == 0 and h0 is not None else None
-        acc_bias = rec_bias_acc
-        if first is not None and rec_bias_acc is not None:
-            acc_bias = np.repeat(first.recurrent_bias_acc, batch, axis=0)
-        h = reference_step(c, gi[:, t], h, rows_w_hh, rec_bias, acc_bias, first)
-        outs.append(h)
-    return np.stack(outs, axis=1), h
+        def recurrent(scale):
+            return rr.product([g.w_hh for g in groups], [g.s_hh for g in groups], scale, s,
+                              bits, layout, rec_bias)
 
+        gi = rr.projection(op, groups, rr.layer_input(op, i), layout, folded)(xs, batch)
+        rec = recurrent(hq.scale)
+        h0q = op.initial.get("h0")
+        first = h0q is not None and not np.isclose(h0q.scale, hq.scale, rtol=1e-7, atol=0)
+        rec0 = recurrent(h0q.scale) if first else None
+        m = _first_step_bits(bits, h0q.scale / hq.scale) if first else 0
+        bias_n = None if rec_bias is None else np.repeat(
+            qm.bias_int32(rec_bias[:, 2 * hidden:3 * hidden], s, 1.0), batch, axis=0)
 
-def reference(layers: Sequence[LayerConstants], x: np.ndarray, h0: np.ndarray | None,
-              batch_first: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """A whole GRU on integer codes: x [B, T, F] (or [T, B, F]), h0 [L*D, B, H] or None ->
-    (output [B, T, D*H] (or [T, B, D*H]), h_n [L*D, B, H]), as the lowering computes them."""
-    if not batch_first:
-        x = x.transpose(1, 0, 2)
-    batch = x.shape[0]
-    finals = []
-    for i, c in enumerate(layers):
-        d = c.directions
-        xs = x if d == 1 else np.concatenate([x, x[:, ::-1]], axis=0)
-        init = None if h0 is None else h0[i * d:(i + 1) * d].reshape(d * batch, -1)
-        seq, last = reference_layer(c, xs, init, batch)
-        if d == 2:
-            seq = np.concatenate([seq[:batch], seq[batch:, ::-1]], axis=2)
-        x = seq
-        finals.append(last.reshape(d, batch, -1))
-    out = x if batch_first else x.transpose(1, 0, 2)
-    return out, np.concatenate(finals, axis=0)
+        def step(t, gi_t, states):
+            h = states["h"]
+            initial = t == 0 and first
+            mm = m if initial else 0
+            if h is None:
+                gh_n, pre = bias_n, gi_t
+            else:
+                gh = (rec0 if initial else rec)(h, batch)
+                gh_n, pre = gh[:, 2 * hidden:3 * hidden], gi_t + gh
+            x_sig = rr.rescale(pre, s / sig_in, bits)
+            sig_raw = rr.table(x_sig, "sigmoid", bits, sig_in, gate)
+            sig = sig_raw if bits == 8 else rr.rescale(sig_raw, 2.0 ** -7, bits)
+            z = sig[:, hidden:2 * hidden]
+            zbar = (rr.table(x_sig[:, hidden:2 * hidden], "1-sigmoid", bits, sig_in, gate)
+                    if bits == 8 else sig[:, 3 * hidden:])
+            pre_n = gi_t[:, 2 * hidden:3 * hidden]
+            if gh_n is not None:
+                r = sig_raw[:, :hidden]
+                r32 = r if bits == 16 else rr.rescale(r, 1.0, "i32")
+                pre_n = pre_n + qm.mul_reference(r32, gh_n, b if bits == 8 else b + 7)
+            n = rr.table(rr.rescale(pre_n, s / tanh_in, bits), "tanh", bits, tanh_in, hq.scale)
+            if bits == 16:
+                n = rr.rescale(n, 2.0 ** (-7 - mm), bits)
+            acc = qm.mul_reference(zbar, n)
+            if h is not None:
+                zh = qm.mul_reference(z, h)
+                if initial:  # 2^-b s0 -> (1 - z) n's scale 2^-b 2^(k-b+m)
+                    zh = rr.rescale(zh, h0q.scale / hq.scale * 2.0 ** -mm, "i32")
+                acc = acc + zh
+            return {"h": rr.rescale(acc, gate * 2.0 ** mm, bits)}
 
+        return rr.steps(xs, gi, {"h": init["h0"]}, step)
 
-# --- reading a PT2E-quantized GRU (tests and the benchmark compare against `reference`) ---
-
-
-def layers_from_pt2e(graph_module, index: int = 0):
-    """(LayerConstants per layer, (input scale, zero point), batch_first) of the `index`-th
-    aten.gru.input in a `torch2tosa.quantize`d GraphModule: the constants the lowering
-    builds from the same graph."""
-    import torch
-
-    grus = [n for n in graph_module.graph.nodes if n.target is torch.ops.aten.gru.input]
-    node = grus[index]
-    x, _, params, has_biases, num_layers, _, _, bidirectional, batch_first = node.args[:9]
-
-    def tensor(n):
-        if n.op == "get_attr":
-            value = graph_module
-            for part in n.target.split("."):
-                value = getattr(value, part)
-            return value.detach().numpy()
-        if n.target is torch.ops.quantized_decomposed.dequantize_per_channel.default:
-            return tensor(n.args[0]), tensor(n.args[1])
-        raise ValueError(f"unexpected GRU parameter {n}")
-
-    in_scale, in_zp = float(x.args[1]), int(x.args[2])
-    h0 = node.args[1]
-    dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
-    q = torch.ops.quantized_decomposed.quantize_per_tensor.default
-    h0_scale = float(h0.args[1]) if h0.target is dq else None
-    outs = [u for g in node.users for u in g.users if u.target is q]
-    fmt = formats("a8w8" if x.args[5] == torch.int8 else "a16w8",
-                  float(outs[0].args[1]) if h0_scale is not None else None)
-    per, d = (4 if has_biases else 2), (2 if bidirectional else 1)
-    layers = []
-    for layer in range(num_layers):
-        dirs = []
-        for k in range(d):
-            g = [tensor(n) for n in params[(layer * d + k) * per:(layer * d + k + 1) * per]]
-            (w_ih, s_ih), (w_hh, s_hh) = g[0], g[1]
-            dirs.append(DirectionParams(w_ih.astype(np.int64), s_ih.astype(np.float64),
-                                        w_hh.astype(np.int64), s_hh.astype(np.float64),
-                                        *(g[2:] if has_biases else (None, None))))
-        layers.append(prepare_layer(dirs, fmt, in_scale, in_zp, h0_scale=h0_scale))
-        in_scale, in_zp = fmt.state_scale, 0
-    return layers, (float(x.args[1]), int(x.args[2])), batch_first
+    out, finals = rr.run(op, x, {"h0": h0}, layer)
+    return rr.results(op, out, finals)

@@ -16,9 +16,10 @@ Every loop-carried value is written by an op of the body: a value yielded
 unchanged has no writer in the body, and Vela's reader rejects such loops
 ("Output tensor ... does not have any writers"). GI is the one loop invariant;
 the body writes back the rows it has just read (one [D, B, G*H] scatter, no
-data changes). When a step's gates are exactly as wide as h (RNN: G*H = P), GI
-is also the output buffer: step t overwrites its own, no longer needed, GI
-rows with h', so there is no separate `out` and no write-back.
+data changes). When a step's gates are exactly as wide as h and of its type (the
+float RNN: G*H = P), GI is also the output buffer: step t overwrites its own, no
+longer needed, GI rows with h', so there is no separate `out` and no write-back
+(an integer GI is int32, its h int8/int16).
 
 A target whose consumer needs no writer (`Target.loop_invariants_written` False:
 IREE) gets GI yielded unchanged instead (`write_invariants=False`). IREE gives every
@@ -116,12 +117,14 @@ def run_layer_while_loop(cell: Cell, x: ir.Value, states0: States, weights: Laye
     dirs = tb.shape_of(gi)[0]
     states0 = carry_in(states0, weights)
     if layout.steps == 1:  # a single step needs no loop
-        states1 = cell.step_at(0, states0)(gi, states0, cell.constants(weights), weights.hidden)
+        states1 = cell.step_at(0)(gi, states0, cell.constants(weights), weights.hidden)
         return carry_out(states1[0], states1, weights)
-    gi_is_out = weights.gate_width == weights.state_width
+    # GI doubles as the output buffer when its rows are h's shape and type (float RNN)
+    gi_is_out = (weights.gate_width == weights.state_width
+                 and tb.element_type(gi) == weights.elem)
     out = None if gi_is_out else _zero_buffer(dirs, layout, weights.state_width, weights.elem)
     first_step = 0
-    step0 = cell.step_at(0, states0)
+    step0 = cell.step_at(0)
     # peel the zero-state step (no recurrent matmul for it) or a step 0 of its own
     if any(s is None for s in states0) or step0 is not cell.step:
         idx0 = _indices(_row_const(dirs, layout, 0, _counter_elem(weights)))

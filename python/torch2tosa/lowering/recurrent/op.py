@@ -251,11 +251,18 @@ STATE_FILLS = ZERO_FILLS | frozenset(_VALUE_FILLS) | {"torch.aten.empty_strided"
                                                       "torch.aten.empty.memory_format"}
 
 
+# A quantized graph's zero state may reach the op quantized and dequantized (an LSTM's c0
+# carries c's format): zero still.
+_QDQ = ("torch.quantized_decomposed.dequantize_per_tensor",
+        "torch.quantized_decomposed.quantize_per_tensor")
+
+
 def is_constant_zero(value: ir.Value) -> bool:
     """True for a state built by zeros/full(0)/a zero literal: PyTorch's default h0 (and c0),
-    or a slice of one (split-recurrent-layers slices h0 per layer)."""
+    a slice of one (split-recurrent-layers slices h0 per layer), or one quantized and
+    dequantized."""
     name = op_name(value)
-    if name == "torch.aten.slice.Tensor":
+    if name == "torch.aten.slice.Tensor" or name in _QDQ:
         return is_constant_zero(tb.defining_op(value).operands[0])
     if name in ZERO_FILLS:
         return True

@@ -124,15 +124,19 @@ class Cell:
     # (block-diagonal weights, x of both directions concatenated on features), not on the
     # matmul batch axis
     channel_directions: bool = False
-    # step 0 from given initial states, when they differ from later states (an integer h0 at
-    # its own scale); None: `step`. Both forms run it outside any loop.
+    # step 0, when it differs from later steps (an integer h0 at its own scale); None: `step`.
+    # Both forms run it outside any loop.
     first_step: Callable[[ir.Value, States, Any, int], States] | None = None
+    # (x, weights, layout) -> (t -> gi_t): the unrolled form's per-step pre-activations when
+    # the cell lays GI out itself (an integer RNN keeps it in its product's NHWC layout, so
+    # no step reshapes around the product), or None (this cell's step takes the runner's
+    # [D, B, W] slices there); None: `input_projection` sliced by the runner
+    step_inputs: Callable[[ir.Value, "LayerWeights", "SeqLayout"],
+                          Callable[[int], ir.Value] | None] | None = None
 
-    def step_at(self, t: int, states: States) -> Callable[[ir.Value, States, Any, int], States]:
-        """The step function of step t from `states` (a known-zero state takes `step`)."""
-        if t == 0 and self.first_step is not None and all(s is not None for s in states):
-            return self.first_step
-        return self.step
+    def step_at(self, t: int) -> Callable[[ir.Value, States, Any, int], States]:
+        """The step function of step t."""
+        return self.first_step if t == 0 and self.first_step is not None else self.step
 
     def input_projection(self, x: ir.Value, weights: LayerWeights) -> ir.Value:
         return (self.project or input_projection)(x, weights)
@@ -209,31 +213,35 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     """x [D, T*B, F] -> (h of every step [D, T*B, P] in processing order, rows as x's;
     last states [D, B, *])."""
     layout = layout or default_layout(x)
-    gi = cell.input_projection(x, weights)
-    dirs, _, width = tb.shape_of(gi)
     steps, batch = layout.steps, layout.batch
-    if layout.interleaved:  # rows b*T + t -> [D, B, T*G*H]: step t is columns t*G*H
-        gi = tb.reshape(gi, [dirs, batch, steps * width])
-
-    def gi_at(t):
-        if layout.interleaved:
-            return tb.slice_(gi, [0, 0, t * width], [dirs, batch, width])
-        return tb.slice_(gi, [0, t * batch, 0], [dirs, batch, width])
+    gi_at = None if cell.step_inputs is None else cell.step_inputs(x, weights, layout)
+    if gi_at is None:
+        gi_at = _step_slices(cell.input_projection(x, weights), layout)
 
     consts = cell.constants(weights)
     states, outputs = carry_in(states0, weights), []
     for t in range(steps):
-        states = cell.step_at(t, states)(gi_at(t), states, consts, weights.hidden)
+        states = cell.step_at(t)(gi_at(t), states, consts, weights.hidden)
         outputs.append(states[0])
     reorder = layout.interleaved and tb.is_float(weights.elem)
     if weights.copies > 1:
         seq, states = _first_copies(outputs, states, weights)
     elif layout.interleaved and not reorder:
         seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
-        seq = tb.reshape(seq, [dirs, batch * steps, weights.state_width])
+        seq = tb.reshape(seq, [tb.shape_of(outputs[0])[0], batch * steps, weights.state_width])
     else:
         seq = tb.concat(outputs, axis=1)
     return (batch_major(seq, layout) if reorder else seq), states
+
+
+def _step_slices(gi: ir.Value, layout: SeqLayout) -> Callable[[int], ir.Value]:
+    """t -> step t's rows of GI [D, T*B, W]: [D, B, W]."""
+    dirs, _, width = tb.shape_of(gi)
+    steps, batch = layout.steps, layout.batch
+    if layout.interleaved:  # rows b*T + t -> [D, B, T*W]: step t is columns t*W
+        gi = tb.reshape(gi, [dirs, batch, steps * width])
+        return lambda t: tb.slice_(gi, [0, 0, t * width], [dirs, batch, width])
+    return lambda t: tb.slice_(gi, [0, t * batch, 0], [dirs, batch, width])
 
 
 def _first_copies(outputs: list[ir.Value], states: States,

@@ -1,4 +1,5 @@
-"""The quantized-GRU part of the INT benchmark (issue #13): every GRU example in both schemes.
+"""The quantized-recurrence part of the INT benchmark (issues #13, #28): every GRU example and
+the LSTM and RNN examples, in both schemes.
 
     a8w8   compiled for ethos-u55-128 (int8 TABLEs), Vela on ethos-u55-128 and ethos-u85-256
     a16w8  compiled for ethos-u85-256 (int16 TABLEs), Vela on ethos-u85-256
@@ -7,7 +8,9 @@ Each example is compiled at two sequence lengths; per timestep and layer (both d
 together) means the slope between them: ops (tosa.const/const_shape excluded), RESCALEs,
 TABLEs, and Vela's NPU cycles. SNR and max abs error are against the float model on a fresh
 input (not used for calibration), over the worst output; "bit-exact" compares the reference
-model's integer outputs with `gru_reference.reference` on the same codes.
+model's integer outputs with the kind's integer reference (gru_reference, lstm_reference,
+rnn_reference) on the same codes, for the examples whose graph is the recurrence alone (a
+model with a head after it has no reference of its own: its recurrence is the tests').
 """
 
 from __future__ import annotations
@@ -23,16 +26,21 @@ from torch2tosa import examples
 from torch2tosa import checking
 from torch2tosa.backends import reference, vela
 from torch2tosa.support import stats
-from torch2tosa.testing import gru_reference
+from torch2tosa.examples import models
+from torch2tosa.testing import gru_reference, lstm_reference, rnn_reference
+from torch2tosa.testing import recurrent_reference
 
 from harness import Target, cell_error, check, failure, fmt, isolated, no_result
 
-GRU_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major", "gru_batch4",
-                "gru_h0", "gru_deepfilternet"]
+RECURRENT_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major",
+                      "gru_batch4", "gru_h0", "gru_deepfilternet", "kws_lstm", "vad_rnn"]
 SCHEMES = {"a8w8": ("ethos-u55-128", ("ethos-u55-128", "ethos-u85-256")),
            "a16w8": ("ethos-u85-256", ("ethos-u85-256",))}
 MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
-MAX_OPS_PER_STEP = 24
+# The issues' bars, TOSA ops per step and layer: GRU 24 (#13), LSTM 26 and RNN 8 (#28).
+MAX_OPS_PER_STEP = {"GRU": 24, "LSTM": 26, "RNN": 8}
+REFERENCES = {"gru": gru_reference, "lstm": lstm_reference, "rnn_tanh": rnn_reference,
+              "rnn_relu": rnn_reference}
 SEQS = {"gru_deepfilternet": (50, 100)}  # (short, long); default (10, 20)
 TIMEOUT_S = 600
 VELA_TIMEOUT_S = 300
@@ -40,6 +48,8 @@ FRESH_SEED = 2
 # ExecuTorch's Ethos-U flow on the same model (issue #13: 1-layer GRU, input 16, hidden 32,
 # 20 steps, int8), Vela's estimated inference time with part 1's Vela settings
 EXECUTORCH_MS = {"gru": {"ethos-u55-128": 0.30, "ethos-u85-256": 0.067}}
+# ExecuTorch 1.5.1 on LSTM(24, 48), int8: Vela cycles per step (issue #28)
+EXECUTORCH_CYCLES_PER_STEP = {"kws_lstm": {"ethos-u55-128": 22842, "ethos-u85-256": 6629}}
 
 
 def seqs(name: str) -> tuple[int, int]:
@@ -76,17 +86,25 @@ def measure(example: examples.Example, scheme: str, seq: int):
         report = compiled.check(*fresh)
         m.snr_db = min(o.float_snr_db for o in report.outputs)
         m.max_abs_error = report.max_abs_error
-        layers, _, batch_first = gru_reference.layers_from_pt2e(gm)
-        in_specs, _ = compiled.io_quantization
-        codes = [checking.quantize(t.numpy(), s) for t, s in zip(fresh, in_specs)]
-        want = gru_reference.reference(layers, codes[0], codes[1] if len(codes) > 1 else None,
-                                   batch_first)
-        got = reference.run(compiled.flatbuffer, codes)
-        m.bit_exact = all(np.array_equal(g, w) for g, w in zip(got, want))
+        if isinstance(model, (models.Gru, models.Recurrent)):  # the recurrence alone
+            kind = recurrent_kind(gm)
+            op = recurrent_reference.read_pt2e(gm, kind)
+            in_specs, _ = compiled.io_quantization
+            codes = [checking.quantize(t.numpy(), s) for t, s in zip(fresh, in_specs)]
+            want = REFERENCES[kind].reference(op, *codes)
+            got = reference.run(compiled.flatbuffer, codes)
+            m.bit_exact = all(np.array_equal(g, w) for g, w in zip(got, want))
         return m, compiled.flatbuffer
     except Exception as e:
         m.error = failure(e)
         return m, None
+
+
+def recurrent_kind(graph_module) -> str:
+    """The kind of the quantized recurrent op in `graph_module` ("gru", "lstm", ...)."""
+    targets = {n.target for n in graph_module.graph.nodes}
+    return next(kind for kind in REFERENCES
+                if getattr(torch.ops.aten, kind).input in targets)
 
 
 def _vela(flatbuffer: bytes, accelerator: str, name: str):
@@ -140,7 +158,7 @@ def bench_gru(name: str, scheme: str, progress) -> dict:
 
 
 def bench(names: list[str], progress) -> list[dict]:
-    return [bench_gru(n, s, progress) for n in names if n in GRU_EXAMPLES for s in SCHEMES]
+    return [bench_gru(n, s, progress) for n in names if n in RECURRENT_EXAMPLES for s in SCHEMES]
 
 
 def targets(rows: list[dict]) -> list[Target]:
@@ -152,10 +170,13 @@ def targets(rows: list[dict]) -> list[Target]:
         out.append(check(f"{label}: SNR vs float on a fresh input >= {MIN_SNR_DB[r['scheme']]:g} "
                          f"dB", g["snr_db"] if ok else None,
                          lambda v, lim=MIN_SNR_DB[r["scheme"]]: v >= lim, "{:.1f}"))
-        out.append(check(f"{label}: reference model bit-exact vs gru_reference.reference",
-                         g["bit_exact"] if ok else None, lambda v: v is True))
-        out.append(check(f"{label}: TOSA ops per timestep per layer <= {MAX_OPS_PER_STEP}",
-                         r["per_step"].get("ops"), lambda v: v <= MAX_OPS_PER_STEP, "{:g}"))
+        kind = examples.get(r["name"]).recurrent
+        if not ok or g["bit_exact"] is not None:
+            out.append(check(f"{label}: reference model bit-exact vs the integer reference",
+                             g["bit_exact"] if ok else None, lambda v: v is True))
+        limit = MAX_OPS_PER_STEP[kind]
+        out.append(check(f"{label}: TOSA ops per timestep per layer <= {limit} ({kind})",
+                         r["per_step"].get("ops"), lambda v, lim=limit: v <= lim, "{:g}"))
         for accelerator, v in r["vela"].items():
             out.append(check(f"{label}: Vela CPU ops == 0 on {accelerator}",
                              None if v["error"] else v["cpu_ops"], lambda n: n == 0))
@@ -164,13 +185,19 @@ def targets(rows: list[dict]) -> list[Target]:
                 out.append(check(f"{label}: Vela inference ms on {accelerator} <= ExecuTorch's "
                                  f"{limit:g}", None if v["error"] else v["inference_ms"],
                                  lambda ms, lim=limit: ms <= lim, "{:.3f}"))
+            limit = EXECUTORCH_CYCLES_PER_STEP.get(r["name"], {}).get(accelerator)
+            if r["scheme"] == "a8w8" and limit is not None:
+                out.append(check(f"{label}: Vela cycles per step on {accelerator} <= ExecuTorch "
+                                 f"1.5.1's {limit}", None if v["error"] else v["cycles_per_step"],
+                                 lambda c, lim=limit: c <= lim, "{:.0f}"))
     return out
 
 
 def markdown(rows: list[dict]) -> list[str]:
     if not rows:
         return []
-    lines = ["### Quantized GRUs (a8w8 compiled for ethos-u55-128, a16w8 for ethos-u85-256)", "",
+    lines = ["### Quantized GRUs, LSTMs and RNNs (a8w8 compiled for ethos-u55-128, a16w8 for "
+             "ethos-u85-256)", "",
              "Per step: slope between the two sequence lengths, per layer (both directions "
              "together). SNR and max abs error: worst output, fresh input, against the float "
              "model. Cycles: Vela's total cycles; per step is the slope.", "",
@@ -186,7 +213,8 @@ def markdown(rows: list[dict]) -> list[str]:
         lines.append(f"| {r['name']} | {r['scheme']} | {r['seqs'][1]} | {g['ops']} | "
                      f"{fmt(p.get('ops'), '{:g}')} | {fmt(p.get('rescales'), '{:g}')} | "
                      f"{fmt(p.get('tables'), '{:g}')} | {g['snr_db']:.1f} | "
-                     f"{g['max_abs_error']:.4f} | {g['bit_exact']} |")
+                     f"{g['max_abs_error']:.4f} | "
+                     f"{'n/a' if g['bit_exact'] is None else g['bit_exact']} |")
     lines += ["", "| model | scheme | accelerator | CPU ops | NPU ops | cycles/step | cycles | "
               "inference ms |", "|" + "---|" * 8]
     for r in rows:
