@@ -36,8 +36,8 @@ from . import quant_math as qm
 
 SCHEME_BITS = {"a8w8": 8, "a16w8": 16}
 # Where the TABLE inputs saturate, by activation bits: 256 int8 levels over +-4 (sigmoid) and
-# +-2 (tanh) balance rounding against saturation best on the GRU examples (1 to 5 dB better
-# than +-8 / +-4); int16 has levels to spare.
+# +-2 (tanh) balance rounding against saturation best on the GRU examples (docs/benchmark.md,
+# design measurements); int16 has levels to spare.
 SIGMOID_RANGE = {8: 4.0, 16: 8.0}
 TANH_RANGE = {8: 2.0, 16: 4.0}
 
