@@ -47,7 +47,8 @@ from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUAN
                                         sole_user)
 from ..lowering.torch_values import constant, int_list, is_none
 from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
+from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, erase_unused,
+                                 guarded, pattern_pass)
 from ..target import target_of, target_option
 
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
@@ -126,7 +127,8 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
     return tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
 
 
-def _lower_convolution(op: ir.Operation, out: QParams) -> ir.Value:
+def _lower_convolution(op: ir.Operation, out: QParams,
+                       target: targets.Target | None = None) -> ir.Value:
     spec = conv1d_spec(op)
     if spec is None:
         return _lower_conv2d(op, out)
@@ -220,13 +222,21 @@ LOWERINGS = {
 # --- the pattern ---------------------------------------------------------------------------
 
 
+def _quantized_only(value: ir.Value) -> bool:
+    """Every user of `value` is a quantize op (usually one; two when consumers observe the
+    edge with different parameters): each gets its own integer lowering of the producer."""
+    uses = list(value.uses)
+    return bool(uses) and all(u.owner.operation.name == QUANTIZE for u in uses)
+
+
 def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None] | None:
     """(op to lower, activation applied to its result or None) feeding quantize op `q`.
 
     An activation whose input comes from a lowerable op with no other user is fused into
     that op's output range; an activation on its own is lowered as its own op."""
     producer = tb.defining_op(q.operands[0])
-    if producer is None or producer.name not in LOWERINGS or sole_user(producer.results[0]) is None:
+    if producer is None or producer.name not in LOWERINGS \
+            or not _quantized_only(producer.results[0]):
         return None
     if producer.name in ACTIVATIONS:
         inner = tb.defining_op(producer.operands[0])
@@ -237,16 +247,21 @@ def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None]
 
 
 def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
-    """Erases the matched float ops and the dequantize ops that fed only them. Their constant
-    operands (literals, scalars, lists) are left for canonicalize, as every lowering does."""
-    dequantizes = [tb.defining_op(v) for v in producer.operands]
+    """Erases the matched float ops, once the last quantize reading them is replaced, and the
+    dequantize ops that fed only them. An operand read twice (`y * y`, `cat([x, x])`) is one
+    dequantize, erased once. Constant operands (literals, scalars, lists) are left for
+    canonicalize, as every lowering does."""
+    last = act if act is not None else producer
+    if list(last.results[0].uses):
+        return  # another quantize of the same value is lowered when the walk reaches it
+    operands = [tb.defining_op(v) for v in producer.operands]
+    lists = [op for op in operands if op is not None and op.name == "torch.prim.ListConstruct"]
+    operands += [tb.defining_op(v) for lst in lists for v in lst.operands]  # cat's tensors
     if act is not None:
         rewriter.erase_op(act)
     rewriter.erase_op(producer)
-    for op in dequantizes:
-        if op is not None and op.name in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL) \
-                and not list(op.results[0].uses):
-            rewriter.erase_op(op)
+    erase_unused(rewriter, [op for op in operands if op is not None and op.name in
+                            (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct")])
 
 
 def _check_lowerable(q: ir.Operation) -> None:

@@ -200,9 +200,10 @@ def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
         if not list(r.uses):
             rewriter.erase_op(tb.defining_op(r))
     pending = [o for o in operand_ops if o is not None]
+    erased = []  # an op listed twice (`lstm(x, (z, z))`) is erased once
     while pending:
         o = pending.pop()
-        if any(list(r.uses) for r in o.results):
+        if o in erased or any(list(r.uses) for r in o.results):
             continue
         if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct",
                           *STATE_FILLS):
@@ -210,3 +211,4 @@ def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
         if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL):
             pending.extend(p for p in (tb.defining_op(v) for v in o.operands) if p is not None)
         rewriter.erase_op(o)
+        erased.append(o)
