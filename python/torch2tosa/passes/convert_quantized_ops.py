@@ -9,7 +9,10 @@ values; nothing is recomputed from statistics):
         B[o] = round(b[o] / (sx * sw[o])) int32, RESCALE per channel by sx * sw[o] / sy to
         int8 with zero point zy. int16 activations (a16w8): int48 bias and accumulator,
         RESCALE to int16 (EXT-INT16). The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
-        padding, groups and transposed forms), so fold-layout treats both profiles alike.
+        padding, groups and transposed forms), so fold-layout treats both profiles alike. A
+        grouped conv is RESCALEd per group before its groups are joined (TOSA concatenates
+        no int48); on an NPU target it may be one block-diagonal conv2d instead
+        (`conv1d.integer_grouped_form`).
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops and
@@ -39,7 +42,7 @@ from torch_mlir import ir
 from .. import target as targets
 from ..lowering import tosa_builders as tb
 from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
-                               to_nhwc)
+                               integer_grouped_form, to_nhwc)
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
@@ -136,8 +139,15 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
     check_padding(spec)
-    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants)
-    return from_nhwc(_requantize(y, acc, out, what), spec)
+
+    def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
+        return _requantize(acc_value, acc[channels], out, what)
+
+    costs = None if target is None else target.op_cost_macs
+    cost = None if costs is None else costs[in_qp.int_type == "i16"]
+    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants, finish,
+                  grouped=integer_grouped_form(spec, cost))
+    return from_nhwc(y, spec)
 
 
 def _exact_pad(size: int, pad: int, kernel: int, stride: int, dilation: int, out_size: int,
@@ -249,7 +259,7 @@ def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None]
 def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
     """Erases the matched float ops, once the last quantize reading them is replaced, and the
     dequantize ops that fed only them. An operand read twice (`y * y`, `cat([x, x])`) is one
-    dequantize, erased once. Constant operands (literals, scalars, lists) are left for
+    dequantize, erased once. Constant operands (literals, scalars, int lists) are left for
     canonicalize, as every lowering does."""
     last = act if act is not None else producer
     if list(last.results[0].uses):
@@ -323,7 +333,8 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
     out = quantize_params(q)
     with rewriter.ip, producer.location:
         lower = LOWERINGS[producer.name]
-        y = lower(producer, out, target) if lower is ew.lower_table else lower(producer, out)
+        y = (lower(producer, out, target) if lower in (ew.lower_table, _lower_convolution)
+             else lower(producer, out))
         y = _clamp_to(y, out, act)
         replacement = tb.from_builtin(y)
     rewriter.replace_op(q, [replacement])
@@ -331,7 +342,8 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
 
 
 TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
-                              "TABLEs, which ethos-u55-128 does not run")
+                              "TABLEs, which ethos-u55-128 does not run; an NPU's op cost "
+                              "picks the form of a grouped Conv1d")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
