@@ -42,6 +42,7 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
     items = [_as_tuple(item) for item in calibration]
     if not items:
         raise Torch2TosaError("quantize needs at least one calibration item (a tuple of inputs)")
+    _check_finite(items)
     training = sorted({type(m).__name__ for m in model.modules()
                        if m.training and isinstance(m, _TRAINING_ONLY)})
     if training:
@@ -69,6 +70,22 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
     # compile(converted).check() measures the quantization error against the float model.
     converted.meta[FLOAT_MODEL_META] = model
     return converted
+
+
+def _check_finite(items: list[tuple]) -> None:
+    """NaN or inf in calibration data would become an observer's range (torchao then fails
+    with `AssertionError: min nan should be less than max nan`, or a scale of inf)."""
+    for i, item in enumerate(items):
+        for j, t in enumerate(item):
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                bad = ~torch.isfinite(t)
+                if bad.any():
+                    kinds = " and ".join(k for k, n in (("NaN", t.isnan().any()),
+                                                         ("inf", t.isinf().any())) if n)
+                    raise Torch2TosaError(
+                        f"calibration item {i}, input {j}: {int(bad.sum())} of {t.numel()} "
+                        f"values are {kinds}; calibration data must be finite (the observers "
+                        f"take their ranges from it)")
 
 
 def _as_tuple(item) -> tuple:

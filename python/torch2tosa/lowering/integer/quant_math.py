@@ -27,6 +27,11 @@ from ...support.diagnostics import UnsupportedError
 
 SHIFT_MIN, SHIFT_MAX = 2, 62
 INT_RANGES = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(2**31), 2**31 - 1)}
+# The smallest scale torch2tosa's observers return for a value of each type, what an
+# all-zero (never exercised) tensor gets instead of scale 0: both a range of about 2^-8
+# over the type's codes, so that a real int16 range below 1/2 (2^-16 x 32767) keeps its
+# own scale (a floor of 2^-16 for int16 too made a GRU input of range 0.35 look unexercised).
+SCALE_FLOOR = {"i8": 2.0**-16, "i16": 2.0**-24}
 
 
 class ScaleError(UnsupportedError):

@@ -29,14 +29,13 @@ from .. import tosa_builders as tb
 from ..recurrent.op import STATE_FILLS, RecurrentOp, is_constant_zero
 from ..recurrent.rewrite import Plan
 from . import gru_formats
+from . import quant_math as qm
 from .gru_cell import layer_weights, quantized_gru_cell
 from .qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams, constant_weight,
                       dequantized, float_bias, quantize_params)
 
 _SCHEMES = {"i8": "a8w8", "i16": "a16w8"}
 _TORCH_DTYPES = {"i8": 1, "i16": 2}  # torch ScalarType codes (int8, int16)
-# quantization.schemes' observer floor (2^-16): a scale at it means a zero calibrated range
-MIN_CALIBRATED_SCALE = 2.0 ** -16 * (1 + 1e-6)
 
 
 def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
@@ -89,7 +88,7 @@ def _input(rop: RecurrentOp) -> tuple[ir.Value, QParams]:
     if qp.int_type not in _SCHEMES:
         raise UnsupportedError(f"{rop.opname}: input quantized as {qp.int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
-    if qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+    if qp.scalar_scale <= qm.SCALE_FLOOR[qp.int_type] * (1 + 1e-6):  # a zero calibrated range
         raise UnsupportedError(
             f"{rop.opname}: this {rop.layer_name}'s input ({rop.describe()}) has quantization "
             f"scale {qp.scalar_scale:.3g}, the observers' floor: the calibration data never "

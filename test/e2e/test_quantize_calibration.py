@@ -1,0 +1,87 @@
+"""Calibration data and the scales it gives: non-finite data is one clear error naming the
+item and input; an int16 activation with a small range keeps its own scale (the observers'
+floor is about 2^-8 of a range over the type's codes, 2^-24 for int16, not 2^-16)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+import torch2tosa
+from torch2tosa import Torch2TosaError
+from torch2tosa.lowering.integer import quant_math as qm
+from torch2tosa.quantization.schemes import SCHEMES
+
+
+@pytest.mark.parametrize("scheme,value,kind", [("a16w8", float("nan"), "NaN"),
+                                               ("a8w8", float("inf"), "inf")])
+def test_non_finite_calibration_data_names_the_item_and_input(scheme, value, kind):
+    """a16w8 leaked torchao's `AssertionError: min nan should be less than max nan`; a8w8
+    said the item 'does not run on the model'."""
+    bad = torch.randn(1, 2, 8)
+    bad[0, 1, 3:5] = value
+    calibration = [(torch.randn(1, 2, 8), torch.randn(1, 2, 8)), (torch.randn(1, 2, 8), bad)]
+    with pytest.raises(Torch2TosaError) as error:
+        torch2tosa.quantize(TwoInputs().eval(), calibration, scheme=scheme)
+    assert str(error.value) == (f"calibration item 1, input 1: 2 of 16 values are {kind}; "
+                                f"calibration data must be finite (the observers take their "
+                                f"ranges from it)")
+
+
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 4, 3)
+
+    def forward(self, x, y):
+        return self.conv(x + y)
+
+
+@pytest.mark.parametrize("scheme,top", [("a16w8", 0.35), ("a8w8", 0.002)])
+def test_small_range_keeps_its_own_scale(scheme, top):
+    """What the activation observer returns for values in [-top, top]: top / 32767.5 for
+    int16 (it was clamped to 2^-16, which made a GRU's input look never exercised)."""
+    spec = SCHEMES[scheme].activation
+    observer = spec.observer_or_fake_quant_ctr(dtype=spec.dtype, quant_min=spec.quant_min,
+                                               quant_max=spec.quant_max, qscheme=spec.qscheme)
+    observer(torch.linspace(-top, top, 1001))
+    scale = float(observer.calculate_qparams()[0])
+    levels = (spec.quant_max - spec.quant_min) / 2
+    assert scale == pytest.approx(top / levels, rel=0.02)
+    assert scale > qm.SCALE_FLOOR["i16" if scheme == "a16w8" else "i8"]
+
+
+class ConvGru(nn.Module):
+    """Conv1d -> ReLU -> permute -> GRU, the front end of a VAD (examples.silero_vad)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3, padding=1)
+        self.gru = nn.GRU(8, 8, batch_first=True)
+
+    def forward(self, x):
+        return self.gru(torch.relu(self.conv(x)).permute(0, 2, 1))[0]
+
+
+def test_gru_input_of_small_range_a16w8_tosa_INT():
+    """The GRU's input ranges over [0, ~0.3]: a16w8 compiles (it was "scale 1.53e-05, the
+    observers' floor: the calibration data never exercised it") and tracks the float model."""
+    model = ConvGru().eval()
+    shape = (1, 4, 12)
+    calibration = [(torch.randn(shape) * 0.1,) for _ in range(6)]
+    compiled = torch2tosa.compile(torch2tosa.quantize(model, calibration, scheme="a16w8"),
+                                  calibration[0], target="ethos-u85-256")
+    report = compiled.check(torch.randn(shape) * 0.1)
+    assert report.outputs[0].float_snr_db >= 40, report
+
+
+def test_gru_never_exercised_a16w8_is_named_tosa_INT():
+    model = ConvGru().eval()
+    model.conv.bias.data.fill_(-1.0)  # relu(conv(0)) = 0: the GRU sees nothing but zeros
+    zeros = (torch.zeros(1, 4, 12),)
+    quantized = torch2tosa.quantize(model, [zeros], scheme="a16w8")
+    with pytest.raises(Torch2TosaError, match=r"this GRU's input \(input 8, hidden 8, .*\) has "
+                                              r"quantization scale 5.96e-08, the observers' "
+                                              r"floor: the calibration data never exercised it"):
+        torch2tosa.compile(quantized, zeros, target="ethos-u85-256")
