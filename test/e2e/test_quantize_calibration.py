@@ -85,3 +85,18 @@ def test_gru_never_exercised_a16w8_is_named_tosa_INT():
                                               r"quantization scale 5.96e-08, the observers' "
                                               r"floor: the calibration data never exercised it"):
         torch2tosa.compile(quantized, zeros, target="ethos-u85-256")
+
+
+def test_quantize_skips_torchao_qat_folding(monkeypatch):
+    """A batch norm left after a ReLU made convert_pt2e export 96 QAT pattern graphs
+    (`_fold_conv_bn_qat`, 24-35 s for this tiny model) that post-training quantization
+    never produces: quantize() runs convert without it, and restores it after."""
+    from torchao.quantization.pt2e import quantize_pt2e
+
+    def fail(model):
+        raise AssertionError("_fold_conv_bn_qat ran")
+
+    monkeypatch.setattr(quantize_pt2e, "_fold_conv_bn_qat", fail)
+    model = nn.Sequential(nn.Conv1d(4, 4, 3), nn.ReLU(), nn.BatchNorm1d(4)).eval()
+    torch2tosa.quantize(model, [(torch.randn(1, 4, 16),)])
+    assert quantize_pt2e._fold_conv_bn_qat is fail
