@@ -76,18 +76,20 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
 
 @contextlib.contextmanager
 def _no_qat_folding():
-    """convert_pt2e without `_fold_conv_bn_qat`: it looks for the conv + batch norm patterns
-    that prepare_qat_pt2e makes, which prepare_pt2e (post-training, ours) never makes, by
-    exporting 96 pattern graphs whenever a batch norm is left in the graph (one after a
-    ReLU): 24-35 s of a tiny model's quantize, for nothing."""
-    from torchao.quantization.pt2e import quantize_pt2e
+    """convert_pt2e without the work of `_fold_conv_bn_qat`: it looks for the conv + batch
+    norm patterns that prepare_qat_pt2e makes, which prepare_pt2e (post-training, ours)
+    never makes, by exporting 96 pattern graphs whenever a batch norm is left in the graph
+    (one after a ReLU): 24-35 s of a tiny model's quantize, for nothing. Its helper, which
+    does the exports, is skipped; the function itself still runs (it draws its example
+    inputs from the global RNG first: the user's RNG stays where torchao leaves it)."""
+    from torchao.quantization.pt2e import qat_utils
 
-    original = quantize_pt2e._fold_conv_bn_qat
-    quantize_pt2e._fold_conv_bn_qat = lambda model: model
+    original = qat_utils._fold_conv_bn_qat_helper
+    qat_utils._fold_conv_bn_qat_helper = lambda model, *args, **kwargs: model
     try:
         yield
     finally:
-        quantize_pt2e._fold_conv_bn_qat = original
+        qat_utils._fold_conv_bn_qat_helper = original
 
 
 def _check_finite(items: list[tuple]) -> None:

@@ -41,12 +41,8 @@ from ..lowering.integer import quant_math as qm
 
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
 BIAS_QMIN, BIAS_QMAX = -(2**31 - 1), 2**31 - 1
-
-
-def _eps(dtype: torch.dtype) -> float:
-    """The smallest scale an observer of `dtype` values may return (qm.SCALE_FLOOR): keeps
-    an all-zero tensor from giving scale 0."""
-    return qm.SCALE_FLOOR["i16" if dtype == torch.int16 else "i8"]
+# Smallest scale an observer may return: keeps an all-zero tensor from giving scale 0.
+_EPS = qm.SCALE_FLOOR
 
 
 @dataclass(frozen=True)
@@ -100,7 +96,7 @@ def _weight_spec(ch_axis: int | None) -> QuantizationSpec:
             qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric,
             ch_axis=ch_axis,
             observer_or_fake_quant_ctr=observer.with_args(
-                eps=_eps(torch.int8), **({"ch_axis": ch_axis} if per_channel else {})),
+                eps=_EPS, **({"ch_axis": ch_axis} if per_channel else {})),
         )
     return _WEIGHT_SPECS[ch_axis]
 
@@ -112,7 +108,7 @@ def _activation(dtype: torch.dtype, qscheme, observer: Callable) -> Quantization
         quant_min=info.min,
         quant_max=info.max,
         qscheme=qscheme,
-        observer_or_fake_quant_ctr=observer.with_args(eps=_eps(dtype)),
+        observer_or_fake_quant_ctr=observer.with_args(eps=_EPS),
     )
 
 
@@ -165,7 +161,7 @@ def _state_observed(dtype: torch.dtype) -> QuantizationSpec:
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
                             qscheme=torch.per_tensor_symmetric,
-                            observer_or_fake_quant_ctr=StateObserver.with_args(eps=_eps(dtype)))
+                            observer_or_fake_quant_ctr=StateObserver.with_args(eps=_EPS))
 
 
 def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
@@ -174,7 +170,7 @@ def _initial_state(dtype: torch.dtype) -> QuantizationSpec:
     info = torch.iinfo(dtype)
     return QuantizationSpec(dtype=dtype, quant_min=info.min, quant_max=info.max,
                             qscheme=torch.per_tensor_symmetric,
-                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=_eps(dtype)))
+                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=_EPS))
 
 
 SCHEMES: dict[str, Scheme] = {

@@ -88,7 +88,7 @@ def _input(rop: RecurrentOp) -> tuple[ir.Value, QParams]:
     if qp.int_type not in _SCHEMES:
         raise UnsupportedError(f"{rop.opname}: input quantized as {qp.int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
-    if qp.scalar_scale <= qm.SCALE_FLOOR[qp.int_type] * (1 + 1e-6):  # a zero calibrated range
+    if qm.at_floor_means_unobserved(qp.scalar_scale, qp.int_type):
         raise UnsupportedError(
             f"{rop.opname}: this {rop.layer_name}'s input ({rop.describe()}) has quantization "
             f"scale {qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
