@@ -5,7 +5,7 @@ PT2E gives each user of a quantized value its own dequantize, except for the two
 of one op: `y * y` is `mul(dq, dq)` with ONE dequantize, and `cat([x, x])` lists it twice.
 A pattern that erased "the dequantize of each operand" erased it twice and took the
 process down (a segfault in the bindings). Each case below is one small model, compiled
-once for ethos-u55-128 (a8w8; a16w8 for a few, on ethos-u85-256 where int16 TABLEs are
+once for ethos-u55-128 (a8w8; a16w8 for three, on ethos-u85-256 where int16 TABLEs are
 needed) and checked on the TOSA reference model against the PT2E model:
 
     h = conv0(x)                       (a quantized value with several users)
@@ -100,8 +100,8 @@ CASES = [
                                                        twice(m.transposed(h))),
      ["torch.aten.convolution"]),
     ("linear", lambda m, h, twice: (twice(m.linear(h)), m.linear(h) - h), ["torch.aten.linear"]),
-    ("add", lambda m, h, twice: (h + h, twice(h + h)), ["torch.aten.add.Tensor"]),
-    ("sub", lambda m, h, twice: (h - h, h - h.mean(-1, keepdim=True)), ["torch.aten.sub.Tensor"]),
+    ("add_sub", lambda m, h, twice: (h + h, twice(h + h), h - h, h - h.mean(-1, keepdim=True)),
+     ["torch.aten.add.Tensor", "torch.aten.sub.Tensor"]),
     ("mul", lambda m, h, twice: (h * h, _sq(h * h)), ["torch.aten.mul.Tensor"]),
     ("reductions", lambda m, h, twice: (twice(h.mean(-1, keepdim=True)),
                                         twice(h.sum(-1, keepdim=True)),
@@ -122,7 +122,7 @@ A16W8_CASES = [("conv1d", lambda m, h, twice: (twice(m.conv1(h)), twice(m.groupe
                 ["torch.aten.convolution"]),
                ("tables", lambda m, h, twice: _tables(m, h, twice, chained=False),
                 list(cqo.ew.TABLE_OPS)),
-               *(c for c in CASES if c[0] in ("mul", "cat", "reductions"))]
+               *(c for c in CASES if c[0] == "mul")]
 
 
 def _compile(fn, scheme: str, target: str):
