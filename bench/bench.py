@@ -190,7 +190,7 @@ def measure(compiler: Compiler, model, inputs) -> Measurement:
                                                      f"(more than {RUN_MAX_OPS} ops)"]))
             return m
         arrays = input_arrays(inputs)
-        actual = reference.run(tosa, arrays)
+        actual = reference.run(tosa, arrays, isolated=False)  # this forked child isolates it
         m.flatbuffer = tosa
         with torch.no_grad():
             expected = checking.to_numpy(checking.flatten_tensors(model(*inputs)))

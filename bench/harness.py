@@ -166,8 +166,8 @@ def time_reference(flatbuffers: dict[str, bytes], arrays) -> dict[str, list[floa
     torch-mlir, ~0.2 s a run) stays within seconds."""
     from torch2tosa.backends import reference
 
-    def loader(flatbuffer):
-        return lambda: partial(reference.run, flatbuffer, arrays)
+    def loader(flatbuffer):  # in this process: the model's own time, no pipe
+        return lambda: partial(reference.run, flatbuffer, arrays, isolated=False)
 
     return time_loads({label: loader(fb) for label, fb in flatbuffers.items()},
                       budget_per_call_s=0.4, min_runs=6, block=3)

@@ -108,7 +108,7 @@ class CompiledModel:
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
-                             memory_mode=memory_mode, name=self.name)
+                             memory_mode=memory_mode, name=self.name, module=self.module)
 
     def save(self, directory: str | Path = ".", name: str | None = None, *,
              progress: bool | None = None) -> tuple[Path, Path]:

@@ -75,6 +75,12 @@ class Target:
     # stride above 3; in IREE, converting strides of 4 and more pays, strides 2 and 3 may or
     # may not (docs/benchmark.md, design measurements), so they are kept.
     conv_stride_max: int | None = None
+    # What one more NPU op costs, in multiply-adds of Vela's cycle estimate, for int8 and for
+    # int16 activations: a grouped Conv1d (1 < g < C) is one block-diagonal conv2d (g times
+    # the MACs) when the MACs it adds cost less than the g - 1 more convs of the per-group
+    # form (`conv1d.integer_grouped_form`; measured in docs/quantization.md). None: the
+    # reference model's forms, whose time follows the MACs.
+    op_cost_macs: tuple[int, int] | None = None
 
     def __post_init__(self):
         if not self.extensions:  # see environment_options
@@ -133,10 +139,11 @@ TARGETS: dict[str, Target] = {
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
-               conv_stride_max=3),
+               conv_stride_max=3, op_cost_macs=(75_000, 600_000)),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
-               accelerator="ethos-u85-256", conv_stride_max=3),
+               accelerator="ethos-u85-256", conv_stride_max=3,
+               op_cost_macs=(300_000, 600_000)),
     )
 }
 DEFAULT_TARGET = "tosa-fp"

@@ -180,3 +180,19 @@ def test_fold_layout_flatten_into_linear():
     input's; reshapes: the input's unit reshape, the flatten, the Linear's [1, 10] result."""
     compiled = compile_and_check(HeadStack("flatten_linear"), (torch.randn(1, 4, 16),))
     assert _layout_ops(compiled) == (1, 3), _layout_ops(compiled)
+
+
+class PermuteReluPermute(nn.Module):
+    """Two permutes that do not commute, apart until fold-layout sinks the first through the
+    relu and composes them."""
+
+    def forward(self, x):
+        return torch.relu(x.permute(1, 2, 0)).permute(0, 2, 1)
+
+
+def test_fold_layout_composes_transposes_in_order_on_a_cube():
+    """On a cube (all dims equal) the wrong composition order keeps every shape: only the
+    numbers can tell, so the reference model must match PyTorch exactly."""
+    x = torch.arange(64, dtype=torch.float32).reshape(4, 4, 4) - 20
+    compiled = compile_and_check(PermuteReluPermute(), (x,), atol=0.0)
+    assert _layout_ops(compiled) == (1, 0)

@@ -10,15 +10,15 @@ import numpy as np
 import torch
 
 import torch2tosa
-from torch2tosa.backends import reference
+from torch2tosa.backends import reference, reference_worker
 
 
 def test_native_stdout_goes_to_stderr_without_the_version_notice(capfd):
     libc = ctypes.CDLL(None)
     # one capture file for every run: nothing of a longer first output stays over
     for text in (b"a longer first line\n", b"second\n"):
-        with reference._native_stdout_to_stderr():
-            libc.printf(reference._VERSION_NOTICE.encode() + b" 1.0.0\n")
+        with reference_worker.native_stdout_to_stderr():
+            libc.printf(reference_worker.VERSION_NOTICE.encode() + b" 1.0.0\n")
             libc.printf(text)
     out, err = capfd.readouterr()
     assert (out, err) == ("", "a longer first line\nsecond\n")

@@ -196,8 +196,8 @@ def test_vela_while_loop_needs_blocks_named_after_regions_u85(tmp_path):
     renames the blocks (flatbuffer.name_blocks_after_regions): Vela compiles the loop."""
     raw = translate(WHILE_LOOP, tmp_path)
     with pytest.raises(vela.VelaError, match=r"Vela \(ethos-u85-256\) crashed \(SIGSEGV\) on this "
-                                             r"graph: a bug in Vela, not a constraint it names\n"
-                                             r"  reproduce: vela .*\.tosa"):
+                                             r"graph: a bug in Vela, not a constraint it names; "
+                                             r"reproduce: vela .*\.tosa"):
         vela.run_vela(raw, "ethos-u85-256")
     named = flatbuffer.name_blocks_after_regions(raw)
     assert len(named) == len(raw)

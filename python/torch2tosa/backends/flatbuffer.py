@@ -20,8 +20,7 @@ from torch_mlir.passmanager import PassManager
 
 from ..support.diagnostics import Torch2TosaError, model_frame
 from ..target import TARGET_ENV
-from . import flatbuffer_pieces
-from . import tosa_tools
+from . import flatbuffer_pieces, native, tosa_tools
 
 _FILE_LINE = re.compile(r'"([^"]*)":(\d+):\d+')
 
@@ -155,6 +154,15 @@ def to_flatbuffer(module: ir.Module) -> bytes:
     return PendingFlatbuffer(module).result()
 
 
+def _translator_reproducer(process: subprocess.Popen, mlir: Path) -> str:
+    """The translator's command on a kept copy of its input (its own copy goes with the
+    work directory)."""
+    kept = native.keep(mlir.read_bytes(), "torch2tosa-serialize-", ".mlir")
+    args = [Path(process.args[0]).name, kept, "--tosa-serialize",
+            f"--tosa-flatbuffer-filename={kept.removesuffix('.mlir')}.tosa", "-o", os.devnull]
+    return " ".join(args)
+
+
 class PendingFlatbuffer:
     """The translator running in the background on `module` as it is now (its text is
     taken at once): `result()` waits for the flatbuffer, `cancel()` stops it. compile()
@@ -200,6 +208,9 @@ class PendingFlatbuffer:
         try:
             for process, mlir, fb in self._processes:
                 _, stderr = process.communicate()
+                if process.returncode < 0:  # killed by a signal: the translator crashed
+                    raise SerializationError(native.crash_message(
+                        "tosa-opt", -process.returncode, _translator_reproducer(process, mlir)))
                 if process.returncode != 0 or not fb.exists():
                     raise SerializationError(
                         "tosa-opt --tosa-serialize failed:\n" + stderr.strip().replace(
@@ -217,6 +228,12 @@ class PendingFlatbuffer:
             return flatbuffer_pieces.join(
                 self._pieces, [fb for _, _, fb in self._processes], Path(self._tmp.name))
         except subprocess.CalledProcessError as e:
+            if e.returncode < 0:  # its files, kept: the work directory goes
+                work = self._tmp.name
+                kept = native.keep_directory(work, "torch2tosa-flatc-")
+                command = " ".join(map(str, e.cmd)).replace(work, kept)
+                raise SerializationError(native.crash_message(
+                    "flatc", -e.returncode, command, " (joining the translated pieces)")) from None
             raise SerializationError(f"joining the translated pieces failed: flatc: "
                                      f"{(e.stderr or b'').decode(errors='replace').strip()}")
         except (KeyError, ValueError) as e:

@@ -24,10 +24,8 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from ..support.diagnostics import Torch2TosaError
+from . import native
 
 VELA_VERSION = "5.2.0"
 INSTALL_HINT = f"pip install 'torch2tosa[ethos-u]'  (or: pip install ethos-u-vela=={VELA_VERSION})"
@@ -69,10 +68,12 @@ class VelaError(Torch2TosaError):
     failure; `failures` holds every (Vela op name, constraint) listed; `log` is Vela's output."""
 
     def __init__(self, message: str, *, op: str | None = None, constraint: str | None = None,
-                 failures: Sequence[tuple[str, str]] = (), log: str = ""):
+                 failures: Sequence[tuple[str, str]] = (), log: str = "",
+                 signal: int | None = None):
         super().__init__(message)
         self.op, self.constraint = op, constraint
         self.failures, self.log = list(failures), log
+        self.signal = signal  # the signal Vela died of (it crashed), else None
 
 
 @dataclass
@@ -151,13 +152,42 @@ def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mo
 
 def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
              memory_mode: str | None = None, name: str = "model",
-             extra_flags: Sequence[str] = (), timeout: float | None = None) -> VelaReport:
+             extra_flags: Sequence[str] = (), timeout: float | None = None,
+             module=None) -> VelaReport:
     """Compiles a `.tosa` flatbuffer for `accelerator` (a key of `ACCELERATORS`).
 
     system_config / memory_mode: sections of Arm/vela.ini to use instead of the target's defaults.
     extra_flags: further Vela flags, e.g. ["--optimise=Size", "--arena-cache-size=262144"].
-    Raises VelaError if Vela rejects the graph or leaves any op to the CPU.
+    module: the TOSA module the flatbuffer was serialized from; if Vela crashes, the error
+    names the layer it crashes at (`vela_crash.crashing_layer`).
+    Raises VelaError if Vela rejects the graph, crashes or leaves any op to the CPU.
     """
+    try:
+        return _run_vela(flatbuffer, accelerator, system_config, memory_mode, name, extra_flags,
+                         timeout)
+    except VelaError as e:
+        if e.signal is None or module is None:
+            raise
+        from .vela_crash import crashing_layer
+
+        def crashes(prefix: bytes) -> bool:
+            try:
+                _run_vela(prefix, accelerator, system_config, memory_mode, name, extra_flags,
+                          timeout)
+            except VelaError as probe:
+                return probe.signal is not None
+            return False
+
+        layer = crashing_layer(module, crashes)
+        if layer is None:
+            raise
+        raise VelaError(str(e).replace(" on this graph:", f" on this graph at {layer}:", 1),
+                        log=e.log, signal=e.signal) from None
+
+
+def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
+              memory_mode: str | None, name: str, extra_flags: Sequence[str],
+              timeout: float | None) -> VelaReport:
     target = accelerator_config(accelerator)
     system_config = system_config or target.system_config
     memory_mode = memory_mode or target.memory_mode
@@ -175,9 +205,9 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
                             + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
         log = result.stdout + result.stderr
         if result.returncode < 0:  # killed by a signal: Vela crashed, it rejected nothing
-            raise VelaError(f"Vela ({accelerator}) crashed ({_signal_name(-result.returncode)}) on "
-                            "this graph: a bug in Vela, not a constraint it names\n"
-                            + _reproducer(flatbuffer, command, tosa_path, out_dir), log=log)
+            raise VelaError(native.crash_message(
+                f"Vela ({accelerator})", -result.returncode, _reproducer_command(flatbuffer, command),
+                bug_in="Vela"), log=log, signal=-result.returncode)
         if result.returncode != 0:
             raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
         summaries = sorted(out_dir.glob(f"{stem}_summary_*.csv"))
@@ -258,13 +288,6 @@ def tosa_op_name(vela_op: str) -> str:
     return "tosa." + re.sub(r"(?<=[a-z])(?=[A-Z])", "_", vela_op).lower()
 
 
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
 def _rejection(accelerator: str, log: str, reproducer: str) -> VelaError:
     failures = parse_rejection(log)
     if failures:
@@ -323,13 +346,15 @@ def documented_constraints(accelerator: str, op: str) -> list[str]:
 
 
 def _reproducer(flatbuffer: bytes, command: list[str], tosa_path: Path, out_dir: Path) -> str:
+    return "  reproduce: " + _reproducer_command(flatbuffer, command)
+
+
+def _reproducer_command(flatbuffer: bytes, command: list[str]) -> str:
     """Saves the flatbuffer to a fresh temp file and returns the command that reruns Vela on it."""
-    fd, kept = tempfile.mkstemp(prefix="torch2tosa-vela-", suffix=".tosa")
-    with os.fdopen(fd, "wb") as f:
-        f.write(flatbuffer)
+    kept = native.keep(flatbuffer, "torch2tosa-vela-", ".tosa")
     args = [Path(command[0]).name, kept] + [
         a for a in command[2:] if not a.startswith("--output-dir=")]
-    return "  reproduce: " + " ".join(args)
+    return " ".join(args)
 
 
 def npz_arrays(report: VelaReport) -> dict[str, np.ndarray]:

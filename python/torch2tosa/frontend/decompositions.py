@@ -27,6 +27,9 @@ profile does not have (tosa-validate: "element type 'f64' is not legal"):
 
 Each applies to f32/f16/bf16 tensors only; other dtypes keep torch-mlir's path.
 
+**Rank-0 inputs** of softmax, log_softmax, amax, argmax, cumsum, ... (`with_rank_zero`): on
+x.unsqueeze(0), squeezed back (torch-mlir hangs or fails on the 0-d form).
+
 **Declined ops.** Our passes own some aten ops (`PassInfo.owned_aten_ops`): the importer keeps
 them out of the decomposition table so the pass sees them whole. A pass that lowers only some
 cases of an op says which with `PassInfo.claims(node, is_constant)`, an FX-level predicate
@@ -143,6 +146,43 @@ F32_DECOMPOSITIONS: dict = {
     **{getattr(aten, cmp).Scalar: _scalar_comparison(getattr(aten, cmp).Tensor)
        for cmp in ("eq", "ne", "lt", "le", "gt", "ge")},
 }
+
+
+# --- rank-0 inputs of ops over a dim -------------------------------------------------------
+#
+# torch-mlir 20261001 never finishes DecomposeComplexOps on `aten._softmax` of a 0-d tensor
+# (its greedy rewrite loops: `nn.Softmax(dim=0)(torch.tensor(1.0))`, from PyTorch's own
+# module tests, ran past 120 s), and fails to legalize amax/argmax/cumsum/... of one
+# ("failed to legalize operation 'torch.aten.amax'"). A 0-d tensor has one element, which
+# dim 0 (or -1) names as it names the one of a [1] tensor: each is computed on
+# x.unsqueeze(0) and its rank-1 results squeezed back to 0-d (keepdim or not, PyTorch
+# returns 0-d for a 0-d input).
+
+RANK_ZERO_OPS = (aten._softmax.default, aten._log_softmax.default, aten.amax.default,
+                 aten.amin.default, aten.argmax.default, aten.argmin.default,
+                 aten.cumsum.default, aten.logsumexp.default,
+                 aten.max.dim, aten.min.dim)
+
+
+def _on_rank_one(op, then: Callable | None) -> Callable:
+    """op's decomposition for a 0-d first argument; any other call goes to `then` (the
+    table's entry), else keeps the op."""
+
+    def decompose(x, *args, **kwargs):
+        if isinstance(x, torch.Tensor) and x.dim() == 0:
+            results = op(aten.unsqueeze.default(x, 0), *args, **kwargs)
+            return torch.utils._pytree.tree_map(
+                lambda t: aten.squeeze.dims(t, [0]) if isinstance(t, torch.Tensor)
+                and t.dim() == 1 else t, results)
+        return NotImplemented if then is None else then(x, *args, **kwargs)
+
+    decompose.__name__ = f"{op._opname}_of_rank_zero"
+    return decompose
+
+
+def with_rank_zero(table: dict) -> dict:
+    """`table` with each RANK_ZERO_OPS entry taking a 0-d input first (`_on_rank_one`)."""
+    return {**table, **{op: _on_rank_one(op, table.get(op)) for op in RANK_ZERO_OPS}}
 
 
 # --- declined ops -----------------------------------------------------------------------------

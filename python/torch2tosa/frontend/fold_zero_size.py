@@ -11,7 +11,8 @@ too), so `cat(a, empty, b) == cat(a, b)`: each concatenation drops its zero-elem
 as long as one operand is left and the result's dtype does not change (cat promotes). The
 zero-element values no longer used then go, with the `_assert_tensor_metadata` checks
 that read them, and so does every other unused value. One that is still used is an error
-naming it and the model's source line.
+naming it and the model's source line; a zero-element input still read (`x.mean(1)` of an
+x of shape (2, 0), whose result is not empty) is an error naming the input.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def fold_zero_size(gm: torch.fx.GraphModule, origin) -> int:
     raises Torch2TosaError for a zero-element value still used. Returns how many
     concatenations changed. `origin(node)` gives a node's model line and module, or None."""
     graph = gm.graph
-    if not any(n.op == "call_function" and _empty(n) for n in graph.nodes):
+    if not any(n.op in ("call_function", "placeholder") and _empty(n) for n in graph.nodes):
         return 0
     changed = sum(_drop_empty_operands(n) for n in graph.nodes
                   if n.op == "call_function" and n.target is _CAT)
@@ -68,6 +69,9 @@ def fold_zero_size(gm: torch.fx.GraphModule, origin) -> int:
             graph.erase_node(node)
     graph.eliminate_dead_code()
     for node in graph.nodes:
+        if node.op == "placeholder" and _empty(node) and node.users:  # x.mean(1) of x [2, 0]
+            raise Torch2TosaError(f"input '{node.name}' has shape "
+                                  f"{tuple(node.meta['val'].shape)}: {NO_ZERO_SIZE}")
         if node.op == "call_function" and _empty(node):
             where = origin(node)
             shape = tuple(node.meta["val"].shape)

@@ -144,8 +144,8 @@ def decomposition_table(keep: Iterable[str]) -> dict:
 @functools.lru_cache(maxsize=8)
 def _decomposition_table(keep: frozenset[str]) -> dict:
     # Cached: every compile asks for one of the same few tables.
-    table = audio_decompositions.with_fallback(
-        {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS})
+    table = decompositions.with_rank_zero(audio_decompositions.with_fallback(
+        {**get_decomposition_table(), **decompositions.F32_DECOMPOSITIONS}))
     # keep names an op as the MLIR does ("aten.gru_cell"), the table its default overload
     # ("aten.gru_cell.default": reached when a quantized graph calls the op directly)
     return {op: (decompositions.owned_entry(op, fn)

@@ -3,15 +3,18 @@ N,1,W,C (H = 1), for float and integer convs alike: conv1d-to-conv2d (float) and
 convert-quantized-ops (integer, int32/int48 accumulators) both build through `emit_conv`.
 
 Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
-1 < g < C: both lowerings below do exactly the grouped conv's MACs (the reference model's
-run time follows the MACs; a block-diagonal conv2d would do g times as many).
-  g <= PER_GROUP_MAX: per group, a slice of C/g input channels and a conv2d with that
-  group's weight [O/g,1,K,C/g] (sliced at compile time), one concat on C (2g + 1 ops).
-  Above it: a depthwise conv with M = O/g per input channel, whose I/g partial sums per group
-  are added by one reduce_sum (depthwise_conv2d + reduce_sum + free reshapes; its op count
-  does not grow with g, but its depthwise and reduce are slower per MAC on the reference
-  model). On the reference model per group is faster for small g and the depthwise sum for
-  large g (docs/benchmark.md, design measurements: PER_GROUP_MAX is the crossover).
+1 < g < C, three forms (`GROUPED_FORMS`):
+  per group: a slice of C/g input channels and a conv2d with that group's weight
+  [O/g,1,K,C/g] (sliced at compile time) per group, one concat on C (2g + 1 ops);
+  depthwise sum: a depthwise conv with M = O/g per input channel, whose I/g partial sums per
+  group are added by one reduce_sum (its op count does not grow with g);
+  block-diagonal: one conv2d whose weight is zero outside each group's block (g times the
+  MACs, one op).
+  The reference model's time follows the MACs (`grouped_form`): per group for g <=
+  PER_GROUP_MAX, else the depthwise sum (the crossover measured: docs/benchmark.md, design
+  measurements). An NPU
+  charges for ops too (`integer_grouped_form`, by the target's op cost). An integer conv
+  is requantized (`finish`) per group, before the concat: TOSA concatenates no int48.
 
 Transposed: TOSA transpose_conv2d has no flip, no dilation and no groups: dilation becomes
 zeros between kernel taps and groups a block-diagonal weight. TOSA requires out_pad > -K;
@@ -21,6 +24,7 @@ a larger PyTorch padding crops the rest with one slice.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from torch_mlir import ir
@@ -28,6 +32,7 @@ from torch_mlir import ir
 from ..support.diagnostics import UnsupportedError
 from . import conv1d_weights as cw
 from . import tosa_builders as tb
+from .integer import quant_math as qm
 from .torch_values import constant, int_list, static_float_tensor
 
 PER_GROUP_MAX = 4
@@ -152,12 +157,47 @@ class ConvConstants:
         return tb.const(array, self.bias_elem)
 
 
-def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O] (in the accumulator type for an integer conv)."""
-    return (_transposed if spec.transposed else _forward)(x, spec, k)
+# A requantization applied to an integer conv's accumulator, for the output channels in
+# `channels` (a slice of 0..O): (accumulator [N,1,W',o], channels) -> [N,1,W',o] int8/int16.
+Finish = Callable[[ir.Value, slice], ir.Value]
+
+# How a grouped conv (1 < g < C) is built; see the module docstring.
+PER_GROUP, DEPTHWISE_SUM, BLOCK_DIAGONAL = "per_group", "depthwise_sum", "block_diagonal"
+GROUPED_FORMS = (PER_GROUP, DEPTHWISE_SUM, BLOCK_DIAGONAL)
 
 
-def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
+def grouped_form(spec: Conv1d) -> str:
+    """The form for the reference model (its time follows the MACs): per group up to
+    PER_GROUP_MAX groups, else the depthwise sum."""
+    return PER_GROUP if spec.groups <= PER_GROUP_MAX else DEPTHWISE_SUM
+
+
+def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None) -> str:
+    """The form for an NPU where one more op costs `op_cost_macs` multiply-adds (None: the
+    reference model's `grouped_form`). Block-diagonal when the MACs it adds cost less than
+    the g - 1 more convs of the per-group form; never the depthwise sum, whose reduce_sum
+    over a non-channel axis costs Vela 10-40x either (docs/quantization.md)."""
+    if op_cost_macs is None:
+        return grouped_form(spec)
+    dense = spec.batch * spec.out_width * spec.out_channels * spec.in_channels * spec.kernel
+    added = dense - dense // spec.groups
+    return BLOCK_DIAGONAL if added < (spec.groups - 1) * op_cost_macs else PER_GROUP
+
+
+def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None = None,
+              grouped: str | None = None) -> ir.Value:
+    """x [N,1,W,C] -> [N,1,W',O]: the accumulator, or what `finish` makes of it (an integer
+    conv's RESCALE to the output type, applied per group before the groups are joined:
+    TOSA concatenates no int48). `grouped` is the form of a grouped conv (default
+    `grouped_form`)."""
+    finish = finish or (lambda acc, channels: acc)
+    if spec.transposed:
+        return finish(_transposed(x, spec, k), slice(0, spec.out_channels))
+    return _forward(x, spec, k, finish, grouped or grouped_form(spec))
+
+
+def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish,
+             grouped: str) -> ir.Value:
     """x [N,1,W,C] -> [N,1,W',O]."""
     left, right, drop = _exact_padding(spec)
     if drop:
@@ -165,27 +205,54 @@ def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
     attrs = dict(pad=[0, 0, left, right], stride=[1, spec.stride], dilation=[1, spec.dilation],
                  out_hw=[1, spec.out_width], input_zp=k.input_zp)
     g, c = spec.groups, spec.in_channels
+    every = slice(0, spec.out_channels)
     if g == c and g > 1:
-        return tb.depthwise_conv2d(x, k.weight(cw.depthwise_hwcm(k.w, c)), k.bias(k.b), **attrs)
-    if g == 1:
-        return tb.conv2d(x, k.weight(cw.conv_ohwi(k.w)), k.bias(k.b), **attrs)
-    if g <= PER_GROUP_MAX:
-        return _per_group(x, spec, k, attrs)
+        return finish(tb.depthwise_conv2d(x, k.weight(cw.depthwise_hwcm(k.w, c)), k.bias(k.b),
+                                          **attrs), every)
+    if g == 1 or grouped == BLOCK_DIAGONAL:
+        w = cw.block_diagonal(k.w, g, spec.out_channels, c)
+        return finish(tb.conv2d(x, k.weight(cw.conv_ohwi(w)), k.bias(k.b), **attrs), every)
+    if grouped == PER_GROUP:
+        return _per_group(x, spec, k, attrs, finish)
+    return finish(_depthwise_sum(x, spec, k, attrs), every)
+
+
+def _depthwise_sum(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict) -> ir.Value:
+    """A depthwise conv with M = O/g per input channel, its I/g partial sums per group added
+    by one reduce_sum. int48 partial sums (int16 inputs) are narrowed to int32 first, exactly
+    (TOSA has no int48 reduce_sum): one input channel's K products and its share of the bias
+    fit int32 (`_check_narrowing`)."""
+    g, c = spec.groups, spec.in_channels
     hwcm, bias = cw.grouped_as_depthwise(k.w, k.b, c, g)
     partial = tb.depthwise_conv2d(x, k.weight(hwcm), k.bias(bias), **attrs)
+    if str(tb.element_type(partial)) == "i48":
+        _check_narrowing(hwcm, bias, spec.op)
+        partial = tb.rescale(partial, qm.rescale_params(1.0, f"{spec.op}: int48 partial sums",
+                                                        scale32=False), tb.int_type(32))
     m = spec.out_channels // g
     rows = spec.batch * spec.out_width
     summed = tb.reduce_sum(tb.reshape(partial, [rows, g, c // g, m]), axis=2)
     return tb.reshape(summed, [spec.batch, 1, spec.out_width, spec.out_channels])
 
 
-def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict) -> ir.Value:
-    """x [N,1,W,C] -> g x (slice C/g channels -> conv2d) -> concat on C: [N,1,W',O]."""
+def _check_narrowing(hwcm: np.ndarray, bias: np.ndarray, op: str) -> None:
+    """|partial sum| <= 2^15 * sum_k |w| + |bias| must fit int32."""
+    bound = 2**15 * np.abs(hwcm.astype(np.int64)).sum(axis=1).max() + np.abs(bias).max()
+    if bound >= 2**31:
+        raise UnsupportedError(f"{op}: a grouped conv's int16 partial sums may exceed int32 "
+                               f"(bound {bound}); this configuration has no exact lowering")
+
+
+def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict,
+               finish: Finish) -> ir.Value:
+    """x [N,1,W,C] -> g x (slice C/g channels -> conv2d -> finish) -> concat on C: [N,1,W',O]."""
     per_group = spec.in_channels // spec.groups
+    per_out = spec.out_channels // spec.groups
     outs = []
     for g, (weight, bias) in enumerate(cw.split_groups(k.w, k.b, spec.groups)):
         xg = tb.slice_(x, [0, 0, 0, g * per_group], [spec.batch, 1, tb.shape_of(x)[2], per_group])
-        outs.append(tb.conv2d(xg, k.weight(weight), k.bias(bias), **attrs))
+        acc = tb.conv2d(xg, k.weight(weight), k.bias(bias), **attrs)
+        outs.append(finish(acc, slice(g * per_out, (g + 1) * per_out)))
     return tb.concat(outs, axis=3)
 
 

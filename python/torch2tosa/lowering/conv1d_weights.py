@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _block_diagonal(w: np.ndarray, groups: int, rows: int, cols: int) -> np.ndarray:
+def block_diagonal(w: np.ndarray, groups: int, rows: int, cols: int) -> np.ndarray:
     """[rows, cols/g, K] grouped weight -> dense [rows, cols, K], zero outside each group's block."""
     if groups == 1:
         return w
@@ -48,7 +48,7 @@ def grouped_as_depthwise(w: np.ndarray, bias: np.ndarray, in_channels: int,
     out_channels, per_group, k = w.shape
     m = out_channels // groups
     hwcm = np.zeros((1, k, in_channels, m), w.dtype)
-    new_bias = np.zeros((in_channels, m), w.dtype)
+    new_bias = np.zeros((in_channels, m), bias.dtype)
     for i in range(in_channels):
         g, ii = divmod(i, per_group)
         hwcm[0, :, i, :] = w[g * m:(g + 1) * m, ii, :].T
@@ -65,7 +65,7 @@ def transpose_conv_ohwi(w: np.ndarray, out_channels: int, groups: int,
     exactly PyTorch's out[i*stride - padding + k*dilation] += x[i] * w[c, o, k]: no kernel
     flip; dilation becomes zeros between the taps; groups a block-diagonal weight.
     """
-    dense = _block_diagonal(w, groups, w.shape[0], out_channels)  # [I, O, K]
+    dense = block_diagonal(w, groups, w.shape[0], out_channels)  # [I, O, K]
     k = dense.shape[2]
     if dilation > 1:
         dilated = np.zeros(dense.shape[:2] + (dilation * (k - 1) + 1,), dense.dtype)

@@ -9,7 +9,10 @@ values; nothing is recomputed from statistics):
         B[o] = round(b[o] / (sx * sw[o])) int32, RESCALE per channel by sx * sw[o] / sy to
         int8 with zero point zy. int16 activations (a16w8): int48 bias and accumulator,
         RESCALE to int16 (EXT-INT16). The layouts are conv1d-to-conv2d's (NCW -> N,1,W,C, same
-        padding, groups and transposed forms), so fold-layout treats both profiles alike.
+        padding, groups and transposed forms), so fold-layout treats both profiles alike. A
+        grouped conv is RESCALEd per group before its groups are joined (TOSA concatenates
+        no int48); on an NPU target it may be one block-diagonal conv2d instead
+        (`conv1d.integer_grouped_form`).
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops (incl. expand,
@@ -50,7 +53,7 @@ from torch_mlir import ir
 from .. import target as targets
 from ..lowering import tosa_builders as tb
 from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
-                               to_nhwc)
+                               integer_grouped_form, to_nhwc)
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
@@ -61,7 +64,8 @@ from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUAN
                                         sole_user)
 from ..lowering.torch_values import constant, int_list, is_none
 from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
+from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, erase_unused,
+                                 guarded, pattern_pass)
 from ..target import target_of, target_option
 
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
@@ -140,7 +144,8 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
     return tb.rescale(acc_value, rescale, out.elem(), output_zp=out.scalar_zero_point)
 
 
-def _lower_convolution(op: ir.Operation, out: QParams) -> ir.Value:
+def _lower_convolution(op: ir.Operation, out: QParams,
+                       target: targets.Target | None = None) -> ir.Value:
     spec = conv1d_spec(op)
     if spec is None:
         return _lower_conv2d(op, out)
@@ -148,8 +153,15 @@ def _lower_convolution(op: ir.Operation, out: QParams) -> ir.Value:
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
     check_padding(spec)
-    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants)
-    return from_nhwc(_requantize(y, acc, out, what), spec)
+
+    def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
+        return _requantize(acc_value, acc[channels], out, what)
+
+    costs = None if target is None else target.op_cost_macs
+    cost = None if costs is None else costs[in_qp.int_type == "i16"]
+    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants, finish,
+                  grouped=integer_grouped_form(spec, cost))
+    return from_nhwc(y, spec)
 
 
 def _exact_pad(size: int, pad: int, kernel: int, stride: int, dilation: int, out_size: int,
@@ -240,10 +252,18 @@ LOWERINGS = {
 
 
 # lowerings that take the target (which TABLE and MATMUL types it runs)
-TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide}
+TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
+            _lower_convolution}
 
 
 # --- the pattern ---------------------------------------------------------------------------
+
+
+def _quantized_only(value: ir.Value) -> bool:
+    """Every user of `value` is a quantize op (usually one; two when consumers observe the
+    edge with different parameters): each gets its own integer lowering of the producer."""
+    uses = list(value.uses)
+    return bool(uses) and all(u.owner.operation.name == QUANTIZE for u in uses)
 
 
 def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None] | None:
@@ -252,7 +272,8 @@ def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None]
     An activation whose input comes from a lowerable op with no other user is fused into
     that op's output range; an activation on its own is lowered as its own op."""
     producer = tb.defining_op(q.operands[0])
-    if producer is None or producer.name not in LOWERINGS or sole_user(producer.results[0]) is None:
+    if producer is None or producer.name not in LOWERINGS \
+            or not _quantized_only(producer.results[0]):
         return None
     if producer.name in ACTIVATIONS:
         inner = tb.defining_op(producer.operands[0])
@@ -263,16 +284,21 @@ def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None]
 
 
 def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
-    """Erases the matched float ops and the dequantize ops that fed only them. Their constant
-    operands (literals, scalars, lists) are left for canonicalize, as every lowering does."""
-    dequantizes = [tb.defining_op(v) for v in producer.operands]
+    """Erases the matched float ops, once the last quantize reading them is replaced, and the
+    dequantize ops that fed only them. An operand read twice (`y * y`, `cat([x, x])`) is one
+    dequantize, erased once. Constant operands (literals, scalars, int lists) are left for
+    canonicalize, as every lowering does."""
+    last = act if act is not None else producer
+    if list(last.results[0].uses):
+        return  # another quantize of the same value is lowered when the walk reaches it
+    operands = [tb.defining_op(v) for v in producer.operands]
+    lists = [op for op in operands if op is not None and op.name == "torch.prim.ListConstruct"]
+    operands += [tb.defining_op(v) for lst in lists for v in lst.operands]  # cat's tensors
     if act is not None:
         rewriter.erase_op(act)
     rewriter.erase_op(producer)
-    for op in dequantizes:
-        if op is not None and op.name in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL) \
-                and not list(op.results[0].uses):
-            rewriter.erase_op(op)
+    erase_unused(rewriter, [op for op in operands if op is not None and op.name in
+                            (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct")])
 
 
 def _check_lowerable(q: ir.Operation) -> None:
@@ -411,7 +437,8 @@ def claims(node, is_constant) -> bool:
 
 
 TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
-                              "TABLEs, which ethos-u55-128 does not run")
+                              "TABLEs, which ethos-u55-128 does not run; an NPU's op cost "
+                              "picks the form of a grouped Conv1d")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:

@@ -1,4 +1,4 @@
-"""decompose-pow: `aten.pow.Tensor_Scalar(x, e)` with a constant e -> muls, rsqrt, reciprocal.
+"""decompose-pow: `aten.pow.Tensor_Scalar(x, e)` with a constant e -> muls, rsqrt, reciprocal, exp/log.
 
 torch-mlir lowers every pow to `tosa.pow`, whose result TOSA leaves unpredictable for x < 0
 (the reference model stops with "OpPow: x is less than 0"), although `x ** 2` of a negative
@@ -10,15 +10,19 @@ x is well defined. For a float x and a constant exponent e:
     e = 0.5:   reciprocal(rsqrt(x))     (TOSA 1.0 has no sqrt; x * rsqrt(x) is NaN at x = 0,
                                          reciprocal(rsqrt(0)) = reciprocal(inf) = 0)
     e = -0.5:  rsqrt(x)
+    e not an integer (LPPool1d(1.5)'s x^1.5 and its ^(1/1.5)):
+               exp(e * log(x))          PyTorch's value wherever it defines one: NaN for
+                                        x < 0 or NaN (log gives NaN; tosa.pow stops the
+                                        reference model, "OpPow: x is less than 0"), 0 or
+                                        inf at x = 0, a few ulps from powf for x > 0
 
-Left for torch-mlir's `tosa.pow` (documented limitation): any other exponent, and a
-non-constant one. For x < 0 and a non-integer e PyTorch's result is NaN too, so only
-non-negative x give a predictable result there; `tosa.pow` is exact for x > 0.
-e = 0 (x^0 = 1, even for NaN) and e = 1 (x) are left as well: PyTorch's decompositions
-already remove them.
+Left for torch-mlir's `tosa.pow` (documented limitation): an integer exponent above
+MAX_MULTIPLY, and a non-constant one. e = 0 (x^0 = 1, even for NaN) and e = 1 (x) are left
+as well: PyTorch's decompositions already remove them.
 
 Results keep x's dtype: muls are `aten.mul.Tensor(a, b)`, `aten.rsqrt`, `aten.reciprocal`,
-which torch-mlir lowers one-to-one to `tosa.mul`, `tosa.rsqrt`, `tosa.reciprocal`.
+`aten.exp`, `aten.log`, `aten.mul.Scalar`, which torch-mlir lowers one-to-one to
+`tosa.mul`, `tosa.rsqrt`, `tosa.reciprocal`, `tosa.exp`, `tosa.log`.
 """
 
 from __future__ import annotations
@@ -60,10 +64,14 @@ def _power(x: ir.Value, n: int) -> ir.Value:
 
 def supported(exponent: float) -> bool:
     """Whether `decomposed_pow` rewrites x^exponent."""
-    if exponent in (0.5, -0.5):
+    if exponent in (0.5, -0.5) or not _is_integer(exponent):
         return True
     n = int(exponent)
-    return n == exponent and n != 1 and 1 <= abs(n) <= MAX_MULTIPLY
+    return n != 1 and 1 <= abs(n) <= MAX_MULTIPLY
+
+
+def _is_integer(exponent: float) -> bool:
+    return exponent == int(exponent) if abs(exponent) < 2**53 else True
 
 
 def decomposed_pow(x: ir.Value, exponent: float) -> ir.Value:
@@ -72,6 +80,11 @@ def decomposed_pow(x: ir.Value, exponent: float) -> ir.Value:
         return torch_d.AtenReciprocalOp(x.type, torch_d.AtenRsqrtOp(x.type, x).result).result
     if exponent == -0.5:
         return torch_d.AtenRsqrtOp(x.type, x).result
+    if not _is_integer(exponent):
+        log = torch_d.AtenLogOp(x.type, x).result
+        scaled = torch_d.AtenMulScalarOp(x.type, log, torch_d.ConstantFloatOp(
+            ir.FloatAttr.get(ir.F64Type.get(), exponent)).result).result
+        return torch_d.AtenExpOp(x.type, scaled).result
     n = int(exponent)
     power = _power(x, abs(n))
     return power if n > 0 else torch_d.AtenReciprocalOp(x.type, power).result

@@ -38,7 +38,8 @@ from torch_mlir import ir
 from ..lowering import tosa_builders as tb
 from ..lowering.torch_values import constant, dense_constant, is_none, literal
 from ..support.diagnostics import UnsupportedError
-from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
+from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, erase_unused,
+                                 guarded, pattern_pass)
 
 BATCH_NORM = "torch.aten._native_batch_norm_legit_no_training"
 CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
@@ -95,9 +96,7 @@ def _replace_with_fold(op, rewriter, conv, scale, shift, extra_results=0):
     read = _literals(op) + _literals(conv)
     rewriter.replace_op(op, [folded, *empties])
     rewriter.erase_op(conv)
-    for lit in read:  # the constants the fold read, once nothing else uses them
-        if not list(lit.result.uses):
-            rewriter.erase_op(lit)
+    erase_unused(rewriter, read)  # the constants the fold read (each once), once unused
 
 
 def _literals(op) -> list[ir.Operation]:

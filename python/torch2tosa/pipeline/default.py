@@ -79,5 +79,7 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
     strided = ([f"convert-strided-conv{{{target}}}"]
                if options.target.conv_stride_max is not None else [])
-    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, "fold-layout", *strided, CLEANUP,
+    # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
+    floats = [] if options.target.is_int else ["convert-int32-to-f32"]
+    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *strided, CLEANUP,
             *(validation if options.validate else []), environment]

@@ -36,10 +36,12 @@ from torchao.quantization.pt2e import (
 from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  FixedQParamsQuantizationSpec, QuantizationSpec)
 
+from ..lowering.integer import quant_math as qm
+
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
 BIAS_QMIN, BIAS_QMAX = -(2**31 - 1), 2**31 - 1
 # Smallest scale an observer may return: keeps an all-zero tensor from giving scale 0.
-_EPS = 2**-16
+_EPS = qm.SCALE_FLOOR
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,20 @@ def _erase_if_dead(op: ir.Operation, rewriter) -> None:
         _erase_if_dead(producer, rewriter)
 
 
+def erase_unused(rewriter, ops) -> None:
+    """Erases each of `ops` that has no use left, each once however often it is listed (an
+    operand read twice, `y * y`, is one producer), until none is left to erase: an op listed
+    before its last user goes once that user has gone."""
+    pending = list(dict.fromkeys(op.operation for op in ops))
+    while True:
+        dead = [op for op in pending if not any(list(r.uses) for r in op.results)]
+        if not dead:
+            return
+        for op in dead:
+            rewriter.erase_op(op)
+        pending = [op for op in pending if op not in dead]
+
+
 def apply_patterns(
     op: ir.Operation,
     populate: Callable[[RewritePatternSet, dict, Diagnostics], None],

@@ -1,8 +1,8 @@
 """Latencies of calls compared with each other, timed in turns (the benchmark's method for
 both runtimes: the TOSA reference model and IREE).
 
-    median_latencies({"ours": partial(reference.run, ours_fb, arrays),
-                      "peer": partial(reference.run, peer_fb, arrays)})
+    median_latencies({"ours": partial(reference.run, ours_fb, arrays, isolated=False),
+                      "peer": partial(reference.run, peer_fb, arrays, isolated=False)})
 
 Timed one after the other, each in its own process, two graphs see different loads of a
 shared machine, and their ratio moves with the load; timed in turns, a change of load lands

@@ -112,8 +112,10 @@ def _condition(having: set[tuple[str, bool]], configurations) -> str:
         return "with channels_last_io"
     names = [t for t in targets.TARGETS if {(t, False), (t, True)} <= having]
     if {c for c in configurations if c[0] in names} == having:
-        if names == [t for t, info in targets.TARGETS.items() if info.is_int]:
-            return "INT targets"
+        for profile in ("INT", "FP"):
+            if names == [t for t, info in targets.TARGETS.items()
+                         if info.profile_name == profile]:
+                return f"{profile} targets"
         return "targets " + ", ".join(names)
     raise ValueError(f"no simple rule says when this pass runs: {sorted(having)}")
 

@@ -21,8 +21,19 @@
 // CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]]
 // CHECK-NOT:     tosa.matmul
 // CHECK:         %[[PRE0:.*]] = tosa.add %[[GI0]], %[[BHN]]
-// CHECK:         tosa.sigmoid %[[PRE0]]
-// CHECK:         tosa.sub %[[ZERO_H]]
+// CHECK:         %[[ACT0:.*]] = tosa.sigmoid %[[PRE0]]
+// COM: z from copy 1, r from copy 0 (scaling b_hn), gi_n + r * b_hn from copy 2.
+// CHECK:         %[[AT_Z0:.*]] = tosa.const_shape {values = dense<[1, 0, 0]> : tensor<3xindex>}
+// CHECK:         %[[Z0:.*]] = tosa.slice %[[ACT0]], %[[AT_Z0]]
+// CHECK:         %[[AT_R0:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
+// CHECK:         %[[R0:.*]] = tosa.slice %[[ACT0]], %[[AT_R0]]
+// CHECK:         %[[RB0:.*]] = tosa.mul %[[R0]], %[[BHN]]
+// CHECK:         %[[NPRE30:.*]] = tosa.add %[[GI0]], %[[RB0]]
+// CHECK:         %[[AT_N0:.*]] = tosa.const_shape {values = dense<[2, 0, 0]> : tensor<3xindex>}
+// CHECK:         %[[NPRE0:.*]] = tosa.slice %[[NPRE30]], %[[AT_N0]]
+// CHECK:         %[[N0:.*]] = tosa.tanh %[[NPRE0]]
+// CHECK:         %[[D0:.*]] = tosa.sub %[[ZERO_H]], %[[N0]]
+// CHECK:         tosa.mul %[[Z0]], %[[D0]]
 // CHECK:         %[[H1:.*]] = tosa.add {{.*}} : (tensor<1x1x2xf32>, tensor<3x1x2xf32>) -> tensor<3x1x2xf32>
 // COM: Step 1: 14 ops. Copy offsets: r [0, 0, 0], z [1, 0, 0], n [2, 0, 0].
 // CHECK:         %[[AT_T1:.*]] = tosa.const_shape {values = dense<[0, 1, 0]> : tensor<3xindex>}

@@ -18,12 +18,17 @@
 // CHECK-DAG:     %[[BN:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}-5.000000e-01, -7.500000e-01]]]> : tensor<1x1x2xf32>}>
 // COM: Step 0 (zero state): no matmul; h' = n - z*n.
 // CHECK:         %[[GI0:.*]] = tosa.slice %[[GIB]], {{.*}} -> tensor<1x1x6xf32>
-// COM: r and z are sigmoids of their own slices (IREE fuses each into its users).
-// CHECK:         %[[ZP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
+// COM: r and z are sigmoids of their own slices (IREE fuses each into its users), each at
+// COM: its gate's columns: z at H = 2, r at 0, gi_n at 2H = 4 (r read from z's columns would
+// COM: still have every shape right).
+// CHECK:         %[[AT_Z0:.*]] = tosa.const_shape {values = dense<[0, 0, 2]> : tensor<3xindex>}
+// CHECK:         %[[ZP0:.*]] = tosa.slice %[[GI0]], %[[AT_Z0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[Z0:.*]] = tosa.sigmoid %[[ZP0]]
-// CHECK:         %[[RP0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[AT_R0:.*]] = tosa.const_shape {values = dense<0> : tensor<3xindex>}
+// CHECK:         %[[RP0:.*]] = tosa.slice %[[GI0]], %[[AT_R0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[R0:.*]] = tosa.sigmoid %[[RP0]]
-// CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], {{.*}} -> tensor<1x1x2xf32>
+// CHECK:         %[[AT_N0:.*]] = tosa.const_shape {values = dense<[0, 0, 4]> : tensor<3xindex>}
+// CHECK:         %[[GIN0:.*]] = tosa.slice %[[GI0]], %[[AT_N0]], {{.*}} -> tensor<1x1x2xf32>
 // CHECK:         %[[RB0:.*]] = tosa.mul %[[R0]], %[[BN]]
 // CHECK:         %[[NPRE0:.*]] = tosa.add %[[GIN0]], %[[RB0]]
 // CHECK:         %[[N0:.*]] = tosa.tanh %[[NPRE0]]

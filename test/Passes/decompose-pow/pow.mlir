@@ -75,21 +75,37 @@ func.func @pow_halves(%arg0: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32
 
 // -----
 
-// COM: Not rewritten (left for tosa.pow): a non-integer exponent other than +-0.5, an
-// COM: exponent above MAX_MULTIPLY, a non-constant exponent, an integer tensor.
+// COM: x ** 1.5 (a non-integer exponent) = exp(1.5 * log(x)): NaN for x < 0 as in PyTorch,
+// COM: where tosa.pow stops the reference model.
+// CHECK-LABEL: func.func @pow_fractional
+// CHECK-NOT:     torch.aten.pow
+// CHECK:         %[[L:.*]] = torch.aten.log %arg0
+// CHECK:         %[[E:.*]] = torch.constant.float 1.500000e+00
+// CHECK:         %[[S:.*]] = torch.aten.mul.Scalar %[[L]], %[[E]]
+// CHECK:         %[[Y:.*]] = torch.aten.exp %[[S]]
+// CHECK:         return %[[Y]]
+func.func @pow_fractional(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %f = torch.constant.float 1.500000e+00
+  %0 = torch.aten.pow.Tensor_Scalar %arg0, %f : !torch.vtensor<[4],f32>, !torch.float -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}
+
+// -----
+
+// COM: Not rewritten (left for tosa.pow): an integer exponent above MAX_MULTIPLY, a
+// COM: non-constant exponent, an integer tensor.
 // CHECK-LABEL: func.func @pow_not_rewritten
 // CHECK-NOT:     torch.aten.mul
 // CHECK-NOT:     torch.aten.rsqrt
 // CHECK-NOT:     torch.aten.reciprocal
-// CHECK-COUNT-4: torch.aten.pow.Tensor_Scalar
+// CHECK-NOT:     torch.aten.exp
+// CHECK-COUNT-3: torch.aten.pow.Tensor_Scalar
 // CHECK:         return
-func.func @pow_not_rewritten(%arg0: !torch.vtensor<[4],f32>, %e: !torch.float, %i: !torch.vtensor<[4],si32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],si32>) {
-  %f = torch.constant.float 1.500000e+00
+func.func @pow_not_rewritten(%arg0: !torch.vtensor<[4],f32>, %e: !torch.float, %i: !torch.vtensor<[4],si32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],si32>) {
   %int9 = torch.constant.int 9
   %int2 = torch.constant.int 2
-  %0 = torch.aten.pow.Tensor_Scalar %arg0, %f : !torch.vtensor<[4],f32>, !torch.float -> !torch.vtensor<[4],f32>
   %1 = torch.aten.pow.Tensor_Scalar %arg0, %int9 : !torch.vtensor<[4],f32>, !torch.int -> !torch.vtensor<[4],f32>
   %2 = torch.aten.pow.Tensor_Scalar %arg0, %e : !torch.vtensor<[4],f32>, !torch.float -> !torch.vtensor<[4],f32>
   %3 = torch.aten.pow.Tensor_Scalar %i, %int2 : !torch.vtensor<[4],si32>, !torch.int -> !torch.vtensor<[4],si32>
-  return %0, %1, %2, %3 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],si32>
+  return %1, %2, %3 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],si32>
 }

@@ -27,6 +27,35 @@ func.func @transpose_compose(%arg0: tensor<2x3x5xf32>) -> tensor<5x2x3xf32> {
 
 // -----
 
+// COM: Transposes that do not commute compose in order: (1,2,0) then (0,2,1) is
+// COM: [inner[p] for p in outer] = (1,0,2); the other order, (2,1,0), would move other data.
+// CHECK-LABEL: func.func @transpose_compose_in_order
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x3x5xf32>)
+// CHECK:         %[[T:.*]] = tosa.transpose %[[X]] {perms = array<i32: 1, 0, 2>} : (tensor<2x3x5xf32>) -> tensor<3x2x5xf32>
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[T]]
+func.func @transpose_compose_in_order(%arg0: tensor<2x3x5xf32>) -> tensor<3x2x5xf32> {
+  %0 = tosa.transpose %arg0 {perms = array<i32: 1, 2, 0>} : (tensor<2x3x5xf32>) -> tensor<3x5x2xf32>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 2, 1>} : (tensor<3x5x2xf32>) -> tensor<3x2x5xf32>
+  return %1 : tensor<3x2x5xf32>
+}
+
+// -----
+
+// COM: The same pair on a cube, where every order gives the same shapes: only the perms
+// COM: tell the right composition from the wrong one.
+// CHECK-LABEL: func.func @transpose_compose_cube
+// CHECK:         tosa.transpose %{{.*}} {perms = array<i32: 1, 0, 2>} : (tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return
+func.func @transpose_compose_cube(%arg0: tensor<4x4x4xf32>) -> tensor<4x4x4xf32> {
+  %0 = tosa.transpose %arg0 {perms = array<i32: 1, 2, 0>} : (tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 2, 1>} : (tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+  return %1 : tensor<4x4x4xf32>
+}
+
+// -----
+
 // COM: A transpose that only moves size-1 dims moves no data: it becomes a reshape.
 // CHECK-LABEL: func.func @unit_dim_transpose_to_reshape
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x4x1xf32>)

@@ -27,6 +27,16 @@ from ...support.diagnostics import UnsupportedError
 
 SHIFT_MIN, SHIFT_MAX = 2, 62
 INT_RANGES = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(2**31), 2**31 - 1)}
+# The smallest scale torch2tosa's observers return (quantization.schemes): what an all-zero
+# tensor gets instead of 0. It says "never exercised" only for int8, where it spans a range
+# of 2^-16 x 255 = 0.004; for int16 it spans [-1/2, 1/2] (65535 codes), the scale of any
+# smaller real range too (`at_floor_means_unobserved`).
+SCALE_FLOOR = 2.0**-16
+
+
+def at_floor_means_unobserved(scale: float, int_type: str) -> bool:
+    """Whether a value of `int_type` with `scale` was never exercised by calibration."""
+    return int_type == "i8" and scale <= SCALE_FLOOR * (1 + 1e-6)
 
 
 class ScaleError(UnsupportedError):

@@ -163,7 +163,7 @@ def _input(rop: RecurrentOp) -> tuple[ir.Value, QParams]:
     if qp.int_type not in _SCHEMES:
         raise UnsupportedError(f"{rop.opname}: input quantized as {qp.int_type}; int8 (a8w8) "
                                f"or int16 (a16w8) activations are supported")
-    if qp.scalar_scale <= MIN_CALIBRATED_SCALE:
+    if qm.at_floor_means_unobserved(qp.scalar_scale, qp.int_type):
         raise UnsupportedError(
             f"{rop.opname}: this {rop.layer_name}'s input ({rop.describe()}) has quantization "
             f"scale {qp.scalar_scale:.3g}, the observers' floor: the calibration data never "
@@ -302,11 +302,11 @@ def _erase_dead(rewriter, results: list[ir.Value], operand_ops) -> None:
     for r in results:
         if not list(r.uses):
             rewriter.erase_op(tb.defining_op(r))
-    pending, erased = [o for o in operand_ops if o is not None], []
+    pending = [o for o in operand_ops if o is not None]
+    erased = []  # one value may feed the op twice (`lstm(x, (z, z))`): erased once
     while pending:
         o = pending.pop()
-        # one value may feed the op twice (a cell's zero h and c): never touch an erased op
-        if any(o == e for e in erased) or any(list(r.uses) for r in o.results):
+        if o in erased or any(list(r.uses) for r in o.results):
             continue
         if o.name not in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE,
                           "torch.prim.ListConstruct", *STATE_FILLS):
