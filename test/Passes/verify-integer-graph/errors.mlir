@@ -40,7 +40,7 @@ func.func @float_batch_norm_operator(%x: !torch.vtensor<[1,2,4],si8>) -> !torch.
   %mean = torch.vtensor.literal(dense<[0.5, -0.5]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   %var = torch.vtensor.literal(dense<[1.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   %d = torch.quantized_decomposed.dequantize_per_tensor %x, %s, %z, %lo, %hi, %t, %none : !torch.vtensor<[1,2,4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[1,2,4],f32>
-  // expected-error @below {{'aten._native_batch_norm_legit_no_training' computes in floating point, which the TOSA INT profile cannot run (the quantizer left this op unquantized between quantized ops); quantize the model with torch2tosa.quantize(model, calibration) first}}
+  // expected-error @below {{'aten._native_batch_norm_legit_no_training' computes in floating point, which the TOSA INT profile cannot run (the model is quantized but this op is not: the quantizer left it in float; torch2tosa.quantize quantizes every op that torch2tosa has an INT lowering for)}}
   %y:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%d, %none, %none, %mean, %var, %momentum, %eps) : (!torch.vtensor<[1,2,4],f32>, !torch.none, !torch.none, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[1,2,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
   return %y#0 : !torch.vtensor<[1,2,4],f32>
 }
