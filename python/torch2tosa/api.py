@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
 import torch
 from torch_mlir import ir
 
@@ -172,6 +173,70 @@ class CompiledModel:
             outputs = [checking.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
         return outputs
 
+    @functools.cached_property
+    def streaming(self) -> graph_abi.StreamingABI | None:
+        """How this step graph streams (which inputs and outputs are states and how they
+        pair, the hop, the lookahead), or None for a graph that is not a step graph."""
+        attrs = self.module.operation.attributes
+        if graph_abi.STREAMING not in attrs:
+            return None
+        return graph_abi.StreamingABI.from_attribute(attrs[graph_abi.STREAMING])
+
+    def stream(self, *inputs, state: Sequence | None = None) -> StreamResult:
+        """Runs the step graph on the TOSA reference model hop by hop over whole-sequence
+        `inputs` (tensors or arrays, PyTorch's layout), carrying the state: returns the
+        outputs over the whole sequence (a fresh stream: what the whole-sequence model
+        returns) and the state after the last input hop. `state` continues a stream: the
+        `state` of a previous result (an integer graph keeps integer codes, fed back as they
+        are). docs/streaming.md says what a fresh stream does at either end."""
+        abi = self.streaming
+        if abi is None:
+            raise Torch2TosaError("stream() runs a step graph: compile "
+                                  "torch2tosa.streaming(model, example_inputs)")
+        arrays = [_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        if state is not None:
+            state = [_array(x, f"state {i}") for i, x in enumerate(state)]
+            self._check_state_formats(abi, state)
+        outputs, final = abi.run(functools.partial(self._reference_hop, abi), arrays, state,
+                                 functools.partial(self._fresh_state, abi))
+        return StreamResult(outputs, final)
+
+    def _reference_hop(self, abi: graph_abi.StreamingABI, hop: list) -> list:
+        """One hop on the reference model: PyTorch-layout arrays in (states in the graph's
+        type), PyTorch-layout arrays out (states kept in the graph's type)."""
+        in_specs, out_specs = self.io_quantization
+        nwc_in, nwc_out = self.nwc_io
+        graph_in = []
+        for i, a in enumerate(hop):
+            if in_specs and i not in abi.state_inputs:
+                a = checking.quantize(a, in_specs[i])
+            graph_in.append(a.transpose(graph_abi.NWC_PERMUTATION) if i in nwc_in else a)
+        outputs = []
+        for k, o in enumerate(reference.run(self.flatbuffer, graph_in)):
+            o = o.transpose(graph_abi.NWC_PERMUTATION) if k in nwc_out else o
+            if out_specs and k not in abi.state_outputs:
+                o = checking.dequantize(o, out_specs[k])
+            outputs.append(o)
+        return outputs
+
+    def _fresh_state(self, abi: graph_abi.StreamingABI, i: int) -> np.ndarray:
+        spec = abi.states[i]
+        fill = np.full(spec.shape, spec.fill, dtype=np.float32)
+        in_specs = self.io_quantization[0]
+        return checking.quantize(fill, in_specs[spec.input]) if in_specs else fill
+
+    def _check_state_formats(self, abi: graph_abi.StreamingABI, state: list) -> None:
+        for i, (value, spec) in enumerate(zip(state, abi.states)):
+            want = self._fresh_state(abi, i).dtype
+            if value.dtype != want:
+                quant = self.io_quantization[0]
+                fmt = (f" (codes of scale {quant[spec.input]['scale']:.6g}, zero point "
+                       f"{quant[spec.input]['zero_point']})" if quant and quant[spec.input]
+                       else "")
+                raise Torch2TosaError(
+                    f"state {i} ({spec.layer}) is {value.dtype}; the step graph keeps it as "
+                    f"{want}{fmt}: pass the state a previous stream() returned")
+
     def _eager_outputs(self, model: Callable, inputs) -> list:
         with torch.no_grad():
             outputs = checking.flatten_tensors(model(*inputs))
@@ -201,12 +266,40 @@ class CompiledModel:
                                                                 floats))
 
 
+@dataclass
+class StreamResult:
+    """What `CompiledModel.stream` returns: the outputs over the whole sequence (numpy, the
+    model's outputs flattened) and the state after the last input hop (the graph's types);
+    unpacks as `outputs, state = compiled.stream(x)`."""
+
+    outputs: list[np.ndarray]
+    state: list[np.ndarray]
+
+    def __iter__(self):
+        return iter((self.outputs, self.state))
+
+
+def _array(value, what: str) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().contiguous().numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    raise Torch2TosaError(f"stream(): {what} must be a tensor or a numpy array, got "
+                          f"{type(value).__name__}")
+
+
 def generic_asm(module: ir.Module) -> str:
     """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`), printed as
     `flatbuffer.module_asm` prints it: a target environment MLIR cannot read back goes into
     a leading `//` comment. Printed from the module itself: reparsing the custom form
     gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
     return flatbuffer.module_asm(module, generic=True)
+
+
+def _streaming_abi(model) -> graph_abi.StreamingABI | None:
+    """The StreamingABI of a step model (torch2tosa.streaming, or quantize's model of one)."""
+    meta = getattr(model, "meta", None)
+    return meta.get(graph_abi.STREAMING_META) if isinstance(meta, dict) else None
 
 
 def _eager(model) -> Callable:
@@ -284,10 +377,14 @@ def compile(
     if gru_form not in graph_abi.RECURRENT_FORMS:
         raise Torch2TosaError(f"gru_form must be one of {', '.join(graph_abi.RECURRENT_FORMS)}, got '{gru_form}'")
     tosa_target = targets.get(target)
+    streaming = _streaming_abi(model)
     if example_inputs is None:
-        if not isinstance(model, torch.export.ExportedProgram):
+        if streaming is not None:  # a step model: one hop of its example inputs
+            example_inputs = model.meta[graph_abi.STEP_INPUTS_META]
+        elif not isinstance(model, torch.export.ExportedProgram):
             raise Torch2TosaError("compile() needs example inputs for an nn.Module")
-        example_inputs = model.example_inputs[0]
+        else:
+            example_inputs = model.example_inputs[0]
     example_inputs = example_input_tuple(example_inputs)
     name = name or _model_name(model)
     options = default_pipelines.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
@@ -305,6 +402,8 @@ def compile(
                              else (steps, []))
     pending = None
     with context:
+        if streaming is not None:
+            module.operation.attributes[graph_abi.STREAMING] = streaming.to_attribute()
         runner.run_pipeline(module, transform, name=name, progress=reporter)
         if validation:
             declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None

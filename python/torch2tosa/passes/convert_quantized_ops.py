@@ -239,10 +239,18 @@ def _producer_chain(q: ir.Operation) -> tuple[ir.Operation, ir.Operation | None]
 def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -> None:
     """Erases the matched float ops and the dequantize ops that fed only them. Their constant
     operands (literals, scalars, lists) are left for canonicalize, as every lowering does."""
-    dequantizes = [tb.defining_op(v) for v in producer.operands]
+    operands = [tb.defining_op(v) for v in producer.operands]
     if act is not None:
         rewriter.erase_op(act)
     rewriter.erase_op(producer)
+    dequantizes = []
+    for op in operands:  # a tensor list (aten.cat's) that fed only the op: its members too
+        if op is not None and op.name == "torch.prim.ListConstruct" and not list(
+                op.results[0].uses):
+            dequantizes += [tb.defining_op(v) for v in op.operands]
+            rewriter.erase_op(op)
+        else:
+            dequantizes.append(op)
     for op in dequantizes:
         if op is not None and op.name in (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL) \
                 and not list(op.results[0].uses):

@@ -20,11 +20,13 @@ from torch import nn
 
 from ..frontend.importer import export
 from ..frontend.inputs import example_input_tuple
+from .. import graph_abi
 from ..graph_abi import FLOAT_MODEL_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import torchao_quiet
 from .gru_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme
+from .step_models import calibrate_stream, share_state_formats
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
@@ -37,6 +39,10 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
     The model is not modified (not even put in eval mode: one in training mode with dropout
     or batch norm is refused). The returned GraphModule keeps a reference to it in
     `meta["torch2tosa_float_model"]`, which `CompiledModel.check` compares against.
+
+    A step model (torch2tosa.streaming) takes calibration items of the whole-sequence
+    model: each runs through the step model hop by hop, and each state's input and output
+    get one format (step_models.py); the result is a step model too.
     """
     scheme_name = get_scheme(scheme).name
     items = [_as_tuple(item) for item in calibration]
@@ -47,18 +53,24 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
     if training:
         raise Torch2TosaError(f"{type(model).__name__} is in training mode and has "
                               f"{', '.join(training)}: call model.eval() before quantize")
+    stream = getattr(model, "meta", {}).get(graph_abi.STREAMING_META)
     try:
-        exported = export(model, items[0])
+        exported = export(model, model.meta[graph_abi.STEP_INPUTS_META] if stream else items[0])
     except Torch2TosaError as e:
         raise Torch2TosaError(_one_line(str(e))) from None
     with torchao_quiet():
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
         prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
+        if stream is not None:
+            share_state_formats(prepared, stream)
         with torch.no_grad():
             for i, item in enumerate(items):
                 try:
-                    calibrate(prepared, item)
+                    if stream is not None:
+                        calibrate_stream(prepared, stream, item)
+                    else:
+                        calibrate(prepared, item)
                 except Exception as e:
                     shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor)
                                        else type(t).__name__ for t in item)
@@ -68,6 +80,11 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
         converted = convert_pt2e(prepared)
     # compile(converted).check() measures the quantization error against the float model.
     converted.meta[FLOAT_MODEL_META] = model
+    if stream is not None:
+        for key in (graph_abi.STREAMING_META, graph_abi.STEP_INPUTS_META,
+                    graph_abi.SEQUENCE_MODEL_META):
+            if key in model.meta:
+                converted.meta[key] = model.meta[key]
     return converted
 
 
