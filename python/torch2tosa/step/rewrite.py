@@ -217,16 +217,29 @@ class StepBuilder:
     def _buffer(self, source: Node, value: Node, x: Node, s: Seq, frames: int, fill: float,
                 reset: tuple[int, int]) -> Node:
         """concat(state, x) along time, with a state that keeps its last `frames` frames;
-        `x` is the new graph's hop of `value`."""
+        `x` is the new graph's hop of `value`.
+
+        A buffer of N,C,W values (a Conv1d's input) keeps its state N,W,C: the convolution
+        reads N,W,C, so the transposes around the concat fold away (fold-layout) and the
+        state crosses the graph boundary as the NPU lays it out."""
         if frames == 0:
             return x
-        state = self._new_state(source, _with(shape(value), s.axis, frames), s.axis, fill,
+        dims = _with(shape(value), s.axis, frames)
+        channels_last = len(dims) == 3 and s.axis == 2
+        state = self._new_state(source, (dims[0], dims[2], dims[1]) if channels_last else dims,
+                                1 if channels_last else s.axis, fill,
                                 (reset[0], reset[1] if reset[0] else None), _dtype(value))
-        buffer = self._call_fn(source, aten.cat.default, [state.placeholder, x], s.axis)
+        held = state.placeholder
+        if channels_last:
+            held = self._call_fn(source, aten.permute.default, held, [0, 2, 1])
+        buffer = self._call_fn(source, aten.cat.default, [held, x], s.axis)
         if frames <= s.frames:
-            state.output = self._slice(source, x, s.axis, s.frames - frames, s.frames)
+            out = self._slice(source, x, s.axis, s.frames - frames, s.frames)
         else:
-            state.output = self._slice(source, buffer, s.axis, s.frames, s.frames + frames)
+            out = self._slice(source, buffer, s.axis, s.frames, s.frames + frames)
+        if channels_last:
+            out = self._call_fn(source, aten.permute.default, out, [0, 2, 1])
+        state.output = out
         return buffer
 
     # --- inputs and outputs ----------------------------------------------------------------
