@@ -173,7 +173,7 @@ class StreamingABI:
         whole-sequence length (the frames a lookahead waits for). A given `state` continues
         a stream: no refills, no frames dropped, no hops added."""
         fresh = state is None
-        hops = self._hops(inputs)
+        hops = self.hops(inputs)
         states = [initial(i) for i in range(len(self.states))] if fresh else list(state)
         if not fresh:
             self._check_states(states)
@@ -206,7 +206,8 @@ class StreamingABI:
             outputs.append(whole)
         return outputs, final
 
-    def _hops(self, inputs: Sequence) -> int:
+    def hops(self, inputs: Sequence) -> int:
+        """How many hops whole-sequence `inputs` make (an error if they make no whole number)."""
         if len(inputs) != len(self.inputs):
             raise Torch2TosaError(f"the model takes {len(self.inputs)} input tensor(s), got "
                                   f"{len(inputs)}")

@@ -26,7 +26,7 @@ from ..support.diagnostics import Torch2TosaError
 from ._quiet import torchao_quiet
 from .gru_calibration import calibrate
 from .quantizer import TosaQuantizer, get_scheme
-from .step_models import calibrate_stream, share_state_formats
+from .step_models import calibrate_streams, share_state_formats
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
@@ -65,18 +65,13 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
         if stream is not None:
             share_state_formats(prepared, stream)
         with torch.no_grad():
-            for i, item in enumerate(items):
+            if stream is not None:
+                calibrate_streams(prepared, stream, items, _calibration_error)
+            for i, item in enumerate(items if stream is None else ()):
                 try:
-                    if stream is not None:
-                        calibrate_stream(prepared, stream, item)
-                    else:
-                        calibrate(prepared, item)
+                    calibrate(prepared, item)
                 except Exception as e:
-                    shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor)
-                                       else type(t).__name__ for t in item)
-                    raise Torch2TosaError(
-                        f"calibration item {i} (shapes {shapes}) does not run on the model "
-                        f"exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
+                    _calibration_error(i, item, e)
         converted = convert_pt2e(prepared)
     # compile(converted).check() measures the quantization error against the float model.
     converted.meta[FLOAT_MODEL_META] = model
@@ -86,6 +81,13 @@ def quantize(model: nn.Module, calibration: Sequence[Any], scheme: str = "a8w8"
             if key in model.meta:
                 converted.meta[key] = model.meta[key]
     return converted
+
+
+def _calibration_error(i: int, item: tuple, e: Exception):
+    shapes = ", ".join(str(tuple(t.shape)) if isinstance(t, torch.Tensor) else type(t).__name__
+                       for t in item)
+    raise Torch2TosaError(f"calibration item {i} (shapes {shapes}) does not run on the model "
+                          f"exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
 
 
 def _as_tuple(item) -> tuple:

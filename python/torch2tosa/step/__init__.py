@@ -20,9 +20,9 @@ import torch
 from .. import graph_abi
 from ..frontend import recurrent_export as rnn_export
 from ..frontend.importer import check_inference_graph, export
-from ..frontend.inputs import example_input_tuple
+from ..frontend.inputs import example_input_tuple, single_threaded
 from ..support.diagnostics import Torch2TosaError
-from .nodes import StreamingError
+from .nodes import AxisMismatch, StreamingError
 from .rewrite import StepBuilder, StrideError
 
 __all__ = ["streaming", "stream_eager", "StreamingError"]
@@ -59,7 +59,7 @@ def streaming(model: torch.nn.Module, example_inputs, *, hop: int | None = None,
     source = _exported(model, inputs)
     tensors = [n for n in source.graph.nodes if n.op == "placeholder"]
     if time_axis == "auto":
-        candidates = [_candidate_axes(n) for n in tensors]
+        candidates = [_candidate_axes(n) for n in tensors]  # the last axis first
     elif time_axis is None or isinstance(time_axis, int):
         candidates = [[time_axis]] * len(tensors)
     else:
@@ -67,21 +67,21 @@ def streaming(model: torch.nn.Module, example_inputs, *, hop: int | None = None,
             raise Torch2TosaError(f"time_axis names {len(time_axis)} axes for "
                                   f"{len(tensors)} model inputs")
         candidates = [[a] for a in time_axis]
-    builds = []
-    failure: tuple[int, Exception] | None = None
+    builds, failures = [], []
     for axes in itertools.product(*candidates):
         if all(a is None for a in axes):
             continue
         try:
             builds.append((axes, _build(source, list(axes), hop, max_lookahead)))
         except (StreamingError, _HopError) as e:
-            reached = getattr(e, "reached", 0)
-            if failure is None or reached >= failure[0]:
-                failure = (reached, e)
+            failures.append(e)
     if not builds:
-        if failure is None:
+        if not failures:
             raise Torch2TosaError("the model has no input with a time axis to stream")
-        raise failure[1]
+        # the error of a guess that met no layer running along another axis, else of the
+        # guess that got furthest; the first of equals (the later axes come first)
+        raise max(failures, key=lambda e: (not isinstance(e, AxisMismatch),
+                                           getattr(e, "reached", 0)))
     if len(builds) > 1:
         options = ", ".join(str(list(axes)) for axes, _ in builds)
         raise Torch2TosaError(f"the time axis of the inputs is ambiguous ({options} all "
@@ -173,8 +173,9 @@ def stream_eager(step: torch.nn.Module, inputs: Sequence, state=None) -> tuple[l
         with torch.no_grad():
             return torch.utils._pytree.tree_leaves(step(*arrays))
 
-    return abi.run(one_hop, list(inputs), state, lambda i: torch.full(abi.states[i].shape,
-                                                                      abi.states[i].fill))
+    with single_threaded():
+        return abi.run(one_hop, list(inputs), state,
+                       lambda i: torch.full(abi.states[i].shape, abi.states[i].fill))
 
 
 class _HopError(Torch2TosaError):
@@ -197,6 +198,7 @@ def _build(source, axes, hop, max_lookahead):
                     f"{describe(e.node)}: a hop of {hop} input frames reaches it as {e.frames} "
                     f"frame(s), not a multiple of its stride {e.stride}; use a hop that is a "
                     f"multiple of {smallest} input frames (the product of the strides)")
+                error.reached = getattr(e, "reached", 0)
                 raise error from None
             trial = e.multiple
     raise Torch2TosaError("no hop divides the model's strides")
@@ -206,7 +208,7 @@ def _candidate_axes(node) -> list[int | None]:
     val = node.meta.get("val")
     if not isinstance(val, torch.Tensor):
         return [None]
-    return [a for a in range(val.dim()) if val.shape[a] > 1] + [None]
+    return [a for a in reversed(range(val.dim())) if val.shape[a] > 1] + [None]
 
 
 def _exported(model, inputs) -> torch.fx.GraphModule:

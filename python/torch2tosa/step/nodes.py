@@ -29,13 +29,8 @@ def target_of(node: Node):
 
 
 def describe(node: Node) -> str:
-    """`file:line: self.encoder.0 (Conv1d)`: where the model made `node`."""
-    stack = node.meta.get("nn_module_stack") or {}
-    module = ""
-    if stack:
-        path, kind = list(stack.values())[-1]
-        kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) else getattr(kind, "__name__", "")
-        module = f"self.{path} ({kind})" if path else f"{kind}.forward"
+    """`file:line: self.encoder.0 (Conv1d), aten.conv1d`: where the model made `node`."""
+    module = _module(node)
     op = op_name(target_of(node))
     what = f"{module}, {op}" if module else op
     line = node_source_line(node)
@@ -50,15 +45,24 @@ def op_name(target) -> str:
     return getattr(target, "__name__", str(target))
 
 
+def _module(node: Node) -> str:
+    """`self.encoder.0 (Conv1d)`; `Model.forward` for the model's own code; `the model
+    (Conv1d)` for a model that is one torch.nn layer; "" when unknown."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path, kind = list(stack.values())[-1]
+    name = kind.rsplit(".", 1)[-1] if isinstance(kind, str) else getattr(kind, "__name__", "")
+    if path:
+        return f"self.{path} ({name})"
+    module = kind if isinstance(kind, str) else getattr(kind, "__module__", "")
+    return f"the model ({name})" if module.startswith("torch.nn.") else f"{name}.forward"
+
+
 def layer_name(node: Node) -> str:
     """`self.encoder.0 (Conv1d)`, or the op's name outside a submodule."""
-    stack = node.meta.get("nn_module_stack") or {}
-    if stack:
-        path, kind = list(stack.values())[-1]
-        kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) else getattr(kind, "__name__", "")
-        if path:
-            return f"self.{path} ({kind})"
-    return op_name(target_of(node))
+    module = _module(node)
+    return module if module and not module.endswith(".forward") else op_name(target_of(node))
 
 
 class StreamingError(Torch2TosaError):
@@ -67,6 +71,11 @@ class StreamingError(Torch2TosaError):
 
     def __init__(self, node: Node, problem: str, fix: str):
         super().__init__(f"{describe(node)}: {problem}; {fix}")
+
+
+class AxisMismatch(StreamingError):
+    """A layer that runs along another axis than the one taken for time: with time_axis
+    "auto", a sign of a wrong guess rather than of a model that cannot stream."""
 
 
 def shape(value) -> tuple[int, ...]:
@@ -113,7 +122,7 @@ class Window:
         return max(0, self.span - self.stride - self.left)
 
 
-def _per_dim(value, dims: int, default: int) -> list[int]:
+def per_dim(value, dims: int, default: int) -> list[int]:
     if value is None or value == []:
         return [default] * dims
     if isinstance(value, int):
@@ -134,8 +143,8 @@ def conv_window(node: Node, time_dim: int) -> tuple[Window, list, list]:
     dims = spatial_dims(node)
     weight = shape(node.args[1])
     kernel = weight[2:]
-    stride = _per_dim(arg(node, 3, "stride"), dims, 1)
-    dilation = _per_dim(arg(node, 5, "dilation"), dims, 1)
+    stride = per_dim(arg(node, 3, "stride"), dims, 1)
+    dilation = per_dim(arg(node, 5, "dilation"), dims, 1)
     padding = arg(node, 4, "padding", 0)
     spans = [d * (k - 1) + 1 for d, k in zip(dilation, kernel)]
     if isinstance(padding, str):
@@ -144,7 +153,7 @@ def conv_window(node: Node, time_dim: int) -> tuple[Window, list, list]:
         else:  # 'same': PyTorch pads total // 2 on the left, the rest on the right
             pads = [((s - 1) // 2, (s - 1) - (s - 1) // 2) for s in spans]
     else:
-        pads = [(p, p) for p in _per_dim(padding, dims, 0)]
+        pads = [(p, p) for p in per_dim(padding, dims, 0)]
     left, right = pads[time_dim]
     return (Window(spans[time_dim], stride[time_dim], left, right), pads, dilation)
 
@@ -152,12 +161,12 @@ def conv_window(node: Node, time_dim: int) -> tuple[Window, list, list]:
 def pool_window(node: Node, time_dim: int) -> Window:
     """aten.max_pool / avg_pool: (input, kernel_size, stride = kernel, padding, ...)."""
     dims = spatial_dims(node)
-    kernel = _per_dim(node.args[1], dims, 1)
-    stride = _per_dim(arg(node, 2, "stride"), dims, 0)
+    kernel = per_dim(node.args[1], dims, 1)
+    stride = per_dim(arg(node, 2, "stride"), dims, 0)
     stride = [s or k for s, k in zip(stride, kernel)]
-    padding = _per_dim(arg(node, 3, "padding", 0), dims, 0)
+    padding = per_dim(arg(node, 3, "padding", 0), dims, 0)
     is_max = target_of(node) in MAX_POOL_OPS
-    dilation = _per_dim(arg(node, 4, "dilation", 1), dims, 1) if is_max else [1] * dims
+    dilation = per_dim(arg(node, 4, "dilation", 1), dims, 1) if is_max else [1] * dims
     span = dilation[time_dim] * (kernel[time_dim] - 1) + 1
     return Window(span, stride[time_dim], padding[time_dim], padding[time_dim],
                   -math.inf if is_max else 0.0)

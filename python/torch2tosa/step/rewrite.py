@@ -37,7 +37,7 @@ from torch.fx.node import map_arg
 
 from .. import graph_abi
 from . import nodes as nd
-from .nodes import StreamingError, aten, arg, shape, target_of
+from .nodes import AxisMismatch, StreamingError, aten, arg, shape, target_of
 from .timeline import Seq, delay_line, transpose_buffer, window_buffer
 
 _META_KEYS = ("stack_trace", "nn_module_stack", "source_fn_stack", "torch_fn")
@@ -89,8 +89,12 @@ class StepBuilder:
     def build(self) -> tuple[GraphModule, graph_abi.StreamingABI, list[str]]:
         """(the step GraphModule, its ABI, the layers that add lookahead)."""
         self.lookahead_layers: list[str] = []
-        for node in self.source.graph.nodes:
-            self._node(node)
+        for index, node in enumerate(self.source.graph.nodes):
+            try:
+                self._node(node)
+            except (StreamingError, StrideError) as e:
+                e.reached = index  # how far this choice of time axes got (streaming())
+                raise
         self.graph.eliminate_dead_code()
         module = GraphModule(self.source, self.graph)
         return module, self.abi, self.lookahead_layers
@@ -357,7 +361,7 @@ class StepBuilder:
         dims = nd.spatial_dims(node)
         time_dim = s.axis - (ndim - dims)
         if time_dim < 0:
-            raise StreamingError(node, f"the time axis ({s.axis}) is not one of its spatial "
+            raise AxisMismatch(node, f"the time axis ({s.axis}) is not one of its spatial "
                                  f"axes", "give the time axis as its last axis (time_axis=)")
         return x, s, time_dim
 
@@ -387,10 +391,10 @@ class StepBuilder:
         window = nd.pool_window(node, time_dim)
         target = target_of(node)
         ndims = nd.spatial_dims(node)
-        padding = list(nd._per_dim(nd.arg(node, 3, "padding", 0), ndims, 0))
+        padding = list(nd.per_dim(nd.arg(node, 3, "padding", 0), ndims, 0))
         padding[time_dim] = 0
-        kernel = nd._per_dim(node.args[1], ndims, 1)
-        stride = [st or k for st, k in zip(nd._per_dim(nd.arg(node, 2, "stride"), ndims, 0),
+        kernel = nd.per_dim(node.args[1], ndims, 1)
+        stride = [st or k for st, k in zip(nd.per_dim(nd.arg(node, 2, "stride"), ndims, 0),
                                            kernel)]
         if target in nd.MAX_POOL_OPS:
             if window.left and s.zeros:
@@ -413,7 +417,8 @@ class StepBuilder:
         out_frames = self._strided(node, s, window.stride)
         plan = window_buffer(window, s.frames, s.delay, s.zeros)
         out = Seq(s.axis, out_frames, shape(node)[s.axis], plan.delay,
-                  tail=_tail(s, window.stride, plan.delay, window.right or window.lookahead))
+                  tail=_tail(s, Fraction(1, window.stride),
+                             math.ceil(Fraction(window.right, window.stride))))
         if window.lookahead:
             self.lookahead_layers.append(
                 f"{nd.layer_name(node)}: reads {window.lookahead} frame(s) beyond its stride "
@@ -434,10 +439,10 @@ class StepBuilder:
         new_x, s = self._ready(x, False, node)
         ndims = nd.spatial_dims(node)
         weight = shape(node.args[1])
-        stride = nd._per_dim(nd.arg(node, 3, "stride", 1), ndims, 1)
-        padding = nd._per_dim(nd.arg(node, 4, "padding", 0), ndims, 0)
+        stride = nd.per_dim(nd.arg(node, 3, "stride", 1), ndims, 1)
+        padding = nd.per_dim(nd.arg(node, 4, "padding", 0), ndims, 0)
         groups = nd.arg(node, 6, "groups", 1)
-        dilation = nd._per_dim(nd.arg(node, 7, "dilation", 1), ndims, 1)
+        dilation = nd.per_dim(nd.arg(node, 7, "dilation", 1), ndims, 1)
         span = dilation[time_dim] * (weight[2 + time_dim] - 1) + 1
         st = stride[time_dim]
         if span < st:
@@ -445,8 +450,10 @@ class StepBuilder:
                                  f"stride {st}: the gaps between outputs are not computed",
                                  "use a kernel at least as long as the stride")
         plan, start = transpose_buffer(span, st, padding[time_dim], s.frames, s.delay)
+        output_padding = nd.per_dim(nd.arg(node, 5, "output_padding", 0), ndims, 0)
+        overhang = span - st - padding[time_dim] + output_padding[time_dim]
         out = Seq(s.axis, s.frames * st, shape(node)[s.axis], plan.delay,
-                  tail=_tail(s, Fraction(1, st), plan.delay, True))
+                  tail=_tail(s, Fraction(st), max(0, overhang)))
         if padding[time_dim]:
             self.lookahead_layers.append(f"{nd.layer_name(node)}: padding {padding[time_dim]} "
                                          f"reads {padding[time_dim]} output frame(s) ahead")
@@ -505,7 +512,7 @@ class StepBuilder:
                                  f"from its end, which a stream never reaches",
                                  f"use bidirectional=False")
         if s.axis != (1 if batch_first else 0):
-            raise StreamingError(node, f"runs along axis {1 if batch_first else 0} but the "
+            raise AxisMismatch(node, f"runs along axis {1 if batch_first else 0} but the "
                                  f"time axis is {s.axis}", "give time_axis= the axis the "
                                  f"{kind} runs along")
         for h in hxs:
@@ -729,8 +736,8 @@ class StepBuilder:
             self._set(node, new, out)
 
     def _across_time(self, node: Node) -> None:
-        raise StreamingError(node, f"{_op_name(target_of(node))} reduces or normalizes over the "
-                             f"time axis, so each frame's result needs the whole sequence",
+        raise StreamingError(node, "reduces or normalizes over the time axis, so each frame's "
+                             "result needs the whole sequence",
                              "reduce over the other axes, or keep a running statistic outside "
                              "the streamed model")
 
@@ -753,14 +760,14 @@ class StepBuilder:
                                  "outside the step model, or use a recurrence or causal "
                                  "convolutions")
         if self.seq[a].axis == len(shape(a)) - 1:
-            raise StreamingError(node, "contracts over the time axis", "put time on another "
+            raise AxisMismatch(node, "contracts over the time axis", "put time on another "
                                  "axis before the matrix product")
         self._framewise(node, broadcast=False)
 
     def _batch_norm(self, node: Node) -> None:
         s = self.seq[node.args[0]]
         if s.axis == 1:
-            raise StreamingError(node, "normalizes per channel, but the channel axis is time",
+            raise AxisMismatch(node, "normalizes per channel, but the channel axis is time",
                                  "give the time axis (time_axis=)")
         if isinstance(node.meta.get("val"), (tuple, list)):
             x = node.args[0]
@@ -846,13 +853,13 @@ _LAYOUT = {
 }
 
 
-def _tail(s: Seq, stride, delay: int, right_context) -> int:
+def _tail(s: Seq, rate: Fraction, past_end: int) -> int:
     """Frames at the end of a window's output that a fresh stream may compute otherwise than
-    the whole-sequence model: the input's, and, when the window reads past the end of a value
-    that zero input does not make zero, the frames that read the model's zero padding there
-    (the stream's zero hops after the input give what the layers before make of zeros)."""
-    tail = math.ceil(Fraction(s.tail) / stride)
-    return tail + (delay if right_context and not s.raw else 0)
+    the whole-sequence model: those of its input's (at `rate` output frames per input
+    frame), and the `past_end` output frames that read beyond the input's end, when the
+    input is not the model's own (zero input, the stream's zero hops after the sequence,
+    does not make it the zeros the whole-sequence model pads it with)."""
+    return math.ceil(s.tail * rate) + (0 if s.raw else past_end)
 
 
 def _max_tail(seq: dict, operands) -> int:
