@@ -75,6 +75,29 @@ class Recurrent(nn.Module):
         return (out, *state) if isinstance(state, tuple) else (out, state)
 
 
+class CellLoop(nn.Module):
+    """A cell in a Python loop over the frames (after a 'same' conv), the states stacked,
+    and the last state returned too."""
+
+    def __init__(self, kind, frames=None):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3, padding=1)
+        self.cell = getattr(nn, kind)(4, 5)
+        self.frames = frames
+
+    def forward(self, x):
+        x = self.conv(x).transpose(1, 2)
+        h = c = torch.zeros(x.shape[0], 5)
+        outputs = []
+        for t in range(self.frames or x.shape[1]):
+            if isinstance(self.cell, nn.LSTMCell):
+                h, c = self.cell(x[:, t], (h, c))
+            else:
+                h = self.cell(x[:, t], h)
+            outputs.append(h)
+        return torch.stack(outputs, 1), h
+
+
 def _x(channels=4, frames=24, batch=1):
     return torch.randn(batch, channels, frames)
 
@@ -123,6 +146,9 @@ CONFIGS = {
     "lookahead_conv_gru": (lambda: ConvGru(nn.Conv1d(4, 6, 3, padding=1)), _x, {}),
     "lookahead_conv_lstm_hop3": (lambda: ConvGru(nn.Conv1d(4, 6, 5, padding=2), "LSTM"),
                                  _x, {"hop": 3}),
+    "gru_cell_loop_hop3": (lambda: CellLoop("GRUCell"), _x, {"hop": 3}),
+    "lstm_cell_loop": (lambda: CellLoop("LSTMCell"), _x, {}),
+    "rnn_cell_loop_batch2": (lambda: CellLoop("RNNCell"), lambda: _x(batch=2), {}),
     "kws_crnn_streaming": (lambda: models.kws_crnn_streaming()[0],
                            lambda: models.kws_crnn_streaming(seq=30)[1][0], {}),
 }
@@ -335,6 +361,8 @@ class SoftmaxOverTime(nn.Module):
      r"not a multiple of its stride 4; use a hop that is a multiple of 4 input frames"),
     (nn.Conv1d(4, 4, 3, padding=1, padding_mode="reflect"), _x(), {},
      r"aten\.pad: pads along time with something other than zeros"),
+    (CellLoop("GRUCell", frames=20), _x(), {},
+     rf"{HERE}:\d+: CellLoop\.forward, aten\.stack: stacks 20 of the loop's 24 states"),
 ])
 def test_streaming_refused_in_one_line(model, x, options, expected):
     message = _error(model, x, **options)

@@ -267,7 +267,7 @@ class SileroVadStreaming(nn.Module):
 # regression on the synthetic signal (signals.speech_like) to logits of +-VAD_LOGIT.
 VAD_GAINS = (8.0, 4.0, 4.0, 2.0)  # encoder convs 0, 2, 4, the GRU's input weights
 VAD_LOGIT = 8.0
-VAD_RIDGE = 100.0
+VAD_RIDGE = 1000.0
 VAD_FIT_SEED = 7
 VAD_FIT_HOPS = 3000
 
