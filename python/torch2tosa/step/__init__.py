@@ -142,13 +142,10 @@ def _hand_written(model: torch.nn.Module, inputs: tuple, states: Sequence[tuple[
 
 
 def _output_axis(output: torch.Tensor, hop_inputs, tensors) -> int | None:
-    """A hand-written step model's output is along time when it has the hop's frames on the
-    input's time axis (else it is read at the last hop)."""
-    for spec in hop_inputs:
-        if spec.axis is not None and output.dim() > spec.axis and \
-                output.shape[spec.axis] == spec.frames:
-            return spec.axis
-    return None
+    """A hand-written step model's output is along time when it has the hop inputs' time
+    axis (its frames a hop: its size there); else it is read at the last hop."""
+    axes = {spec.axis for spec in hop_inputs if spec.axis is not None}
+    return next((a for a in sorted(axes) if output.dim() > a), None)
 
 
 def _output_frames(output, hop_inputs, tensors) -> int:
