@@ -211,9 +211,9 @@ class SileroVad(nn.Module):
     """Voice activity: raw audio [B, 1, seq*hop] -> strided Conv1d encoder -> GRU ->
     linear -> sigmoid, one speech probability per frame [B, seq, 1]."""
 
-    def __init__(self, hop=32, channels=32, hidden=32):
+    def __init__(self, hop=32, channels=32, hidden=32, encoder=None):
         super().__init__()
-        self.encoder = nn.Sequential(
+        self.encoder = encoder if encoder is not None else nn.Sequential(
             nn.Conv1d(1, channels, 2 * hop, stride=hop, padding=hop // 2), nn.ReLU(),
             nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
             nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU())
@@ -242,24 +242,16 @@ class CausalConv1d(nn.Conv1d):
         return super().forward(nn.functional.pad(x, (span - self.stride[0], 0)))
 
 
-class SileroVadStreaming(nn.Module):
+class SileroVadStreaming(SileroVad):
     """Voice activity for streaming: 16 kHz audio [B, 1, T] -> causal strided Conv1d front end
     (one frame per `hop` samples) -> causal dilated conv encoder -> GRU -> linear -> sigmoid,
     one speech probability per frame [B, T/hop, 1]; no layer looks ahead."""
 
     def __init__(self, hop=160, channels=32, hidden=32):
-        super().__init__()
-        self.encoder = nn.Sequential(
+        super().__init__(hop, channels, hidden, encoder=nn.Sequential(
             CausalConv1d(1, channels, 2 * hop, stride=hop), nn.ReLU(),
             CausalConv1d(channels, channels, 3), nn.ReLU(),
-            CausalConv1d(channels, channels, 3, dilation=2), nn.ReLU())
-        self.gru = nn.GRU(channels, hidden, batch_first=True)
-        self.decoder = nn.Linear(hidden, 1)
-
-    def forward(self, audio):
-        x = self.encoder(audio).permute(0, 2, 1)  # [B, frames, channels]
-        out, _ = self.gru(x)
-        return torch.sigmoid(self.decoder(out))
+            CausalConv1d(channels, channels, 3, dilation=2), nn.ReLU()))
 
 
 # The streaming VAD: its layers' gains (so activations are O(1), as a trained model's are,

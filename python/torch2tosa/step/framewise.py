@@ -246,37 +246,30 @@ class FramewiseRules:
         self._framewise(node, broadcast=False)
 
     def _cat(self, node: Node) -> None:
+        self._joined(node, stacked=False)
+
+    def _stack(self, node: Node) -> None:
+        self._joined(node, stacked=True)
+
+    def _joined(self, node: Node, stacked: bool) -> None:
+        """cat / stack of values along time (on another axis), aligned on the time line."""
+        what = "stacks" if stacked else "concatenates"
         tensors = list(node.args[0])
-        ndim = len(shape(node))
-        dim = nd.arg(node, 1, "dim", 0) % ndim
+        dim = nd.arg(node, 1, "dim", 0) % len(shape(node))
         times = [t for t in tensors if isinstance(self.seq.get(t), Seq)]
         if len(times) != len(tensors):
-            raise StreamingError(node, "concatenates the sequence with a tensor that is not "
-                                 "along time", "expand it along time first")
+            raise StreamingError(node, f"{what} the sequence with a tensor that is not along "
+                                 f"time", "expand it along time first")
         axis = self.seq[times[0]].axis
-        if dim == axis:
+        if stacked:
+            axis += 1 if dim <= axis else 0
+        elif dim == axis:
             raise StreamingError(node, "concatenates along time", "concatenate along another "
                                  "axis")
         aligned, delay = self._aligned(node, times)
         new = self._copy(node, args=([aligned[t] for t in tensors], *node.args[1:]))
         self._set(node, new, Seq(axis, self.seq[times[0]].frames, shape(node)[axis], delay,
                                  tail=max_tail(self.seq, times)))
-
-    def _stack(self, node: Node) -> None:
-        tensors = list(node.args[0])
-        ndim = len(shape(node))
-        dim = nd.arg(node, 1, "dim", 0) % ndim
-        times = [t for t in tensors if isinstance(self.seq.get(t), Seq)]
-        if len(times) != len(tensors):
-            raise StreamingError(node, "stacks the sequence with a tensor that is not along "
-                                 "time", "expand it along time first")
-        aligned, delay = self._aligned(node, times)
-        axis = self.seq[times[0]].axis
-        axis += 1 if dim <= axis else 0
-        new = self._copy(node, args=([aligned[t] for t in tensors], *node.args[1:]))
-        self._set(node, new, Seq(axis, self.seq[times[0]].frames, shape(node)[axis], delay,
-                                 tail=max_tail(self.seq, times)))
-
 
 
 LAYOUT = {  # layout op -> its rule

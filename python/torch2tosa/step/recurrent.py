@@ -12,10 +12,9 @@ loop, is the state after the hop, read at the end of the stream like an h_n).
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass, field
 
 from torch.fx import Node
-
-from dataclasses import dataclass, field
 
 from . import nodes as nd
 from .builder import dtype_of, origin
@@ -77,15 +76,7 @@ class RecurrentRules:
             raise AxisMismatch(node, f"runs along axis {1 if batch_first else 0} but the "
                                  f"time axis is {s.axis}", "give time_axis= the axis the "
                                  f"{kind} runs along")
-        for h in hxs:
-            if not nd.is_zero_fill(h):
-                raise StreamingError(node, f"its initial state comes from {origin(h)}; a "
-                                     f"stream carries the state from hop to hop itself",
-                                     "leave h0 out (zeros) and pass a starting state to "
-                                     "stream(..., state=)")
-        new_x, s = self._ready(x, True, node)
-        reset = (s.delay // s.frames, None) if s.delay else (0, None)
-        states = [self._new_state(node, shape(h), None, 0.0, reset, dtype_of(h)) for h in hxs]
+        new_x, s, states = self._recurrent_states(node, x, hxs, "its initial state")
         hx_new = ([st.placeholder for st in states] if isinstance(hx, (list, tuple))
                   else states[0].placeholder)
         new = self._call_fn(node, target, new_x, hx_new, [self.env[p] for p in params],
@@ -191,18 +182,23 @@ class RecurrentRules:
                 st.output = result
 
     def _start_chain(self, node: Node, frame: Frame, hxs: list) -> Chain:
+        hop_x, s, states = self._recurrent_states(node, frame.x, hxs, "the loop's initial state")
+        return Chain(node, s, hop_x, s.length, states)
+
+    def _recurrent_states(self, node: Node, x: Node, hxs: list, what: str):
+        """(x's hop with its delay a whole number of hops, its Seq, a state per initial
+        state in `hxs`): each must be PyTorch's zeros; a fresh stream refills the states at
+        the hop where x's real frames begin."""
         for h in hxs:
             if not nd.is_zero_fill(h):
-                raise StreamingError(node, f"the loop's initial state comes from {origin(h)}; "
-                                     f"a stream carries the state from hop to hop itself",
-                                     "start the loop from zeros and pass a starting state to "
+                raise StreamingError(node, f"{what} comes from {origin(h)}; a stream carries "
+                                     f"the state from hop to hop itself", "start from zeros "
+                                     "(leave h0 out) and pass a starting state to "
                                      "stream(..., state=)")
-        hop_x, s = self._ready(frame.x, True, node)
-        chain = Chain(node, s, hop_x, s.length)
+        new_x, s = self._ready(x, True, node)
         reset = (s.delay // s.frames, None) if s.delay else (0, None)
-        chain.states = [self._new_state(node, shape(h), None, 0.0, reset, dtype_of(h))
-                        for h in hxs]
-        return chain
+        return new_x, s, [self._new_state(node, shape(h), None, 0.0, reset, dtype_of(h))
+                          for h in hxs]
 
     def _loop_stack(self, node: Node) -> None:
         tensors = list(node.args[0])
