@@ -219,7 +219,7 @@ def drift_markdown(rows: list[dict]) -> list[str]:
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['scheme']} | {cell_error(r['error'])} |" + " |" * 6)
+            lines.append(_failed(r, ("scheme",), 8))
             continue
         lines.append(
             f"| {r['scheme']} | {r['plain_h_in_scale']:.4g} / {r['plain_h_out_scale']:.4g} | "
@@ -298,8 +298,7 @@ def markdown(rows: list[dict]) -> list[str]:
              "sequences.", "", head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['example']} | {r['target']} | {r['scheme']} | "
-                         f"{cell_error(r['error'])} |" + " |" * 11)
+            lines.append(_failed(r, ("example", "target", "scheme"), 14))
             continue
         lines.append(
             f"| {r['example']} | {r['target']} | {r['scheme']} | {r['ops']} | "
@@ -309,6 +308,12 @@ def markdown(rows: list[dict]) -> list[str]:
             f"{r['snr_first_db']:.1f} / {r['snr_last_db']:.1f} | "
             f"{fmt(r.get('decision_flips'))} | {r['ms_per_hop']:.2f} |")
     return lines + [""]
+
+
+def _failed(row: dict, keys: tuple[str, ...], columns: int) -> str:
+    """A table row for a failed measurement: its key cells, the error, empty cells."""
+    cells = [str(row[k]) for k in keys] + [cell_error(row["error"])]
+    return "| " + " | ".join(cells) + " |" + " |" * (columns - len(cells))
 
 
 def _cycles(row: dict) -> str:

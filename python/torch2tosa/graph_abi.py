@@ -202,7 +202,7 @@ class StreamingABI:
             whole = _concat(parts, o.axis)
             if fresh:
                 length = hops * o.frames + o.offset
-                whole = _take(whole, o.axis, o.delay, o.delay + length)
+                whole = take(whole, o.axis, o.delay, o.delay + length)
             outputs.append(whole)
         return outputs, final
 
@@ -238,8 +238,8 @@ class StreamingABI:
         if spec.axis is None:
             return x
         if h >= hops:  # after the input: zeros, as the whole-sequence model's right padding
-            return _take(x, spec.axis, 0, spec.frames) * 0
-        return _take(x, spec.axis, h * spec.frames, (h + 1) * spec.frames)
+            return take(x, spec.axis, 0, spec.frames) * 0
+        return take(x, spec.axis, h * spec.frames, (h + 1) * spec.frames)
 
     def _refilled(self, i: int, value, h: int, initial: Callable[[int], object]):
         spec = self.states[i]
@@ -249,8 +249,8 @@ class StreamingABI:
         if spec.axis is None or spec.reset_frames is None:
             return fresh
         n = spec.reset_frames
-        return _concat([_take(fresh, spec.axis, 0, n),
-                        _take(value, spec.axis, n, spec.shape[spec.axis])], spec.axis)
+        return _concat([take(fresh, spec.axis, 0, n),
+                        take(value, spec.axis, n, spec.shape[spec.axis])], spec.axis)
 
     def _check_states(self, states: Sequence) -> None:
         if len(states) != len(self.states):
@@ -272,7 +272,8 @@ def _concat(parts: Sequence, axis: int):
     return torch.cat(list(parts), dim=axis)
 
 
-def _take(x, axis: int, start: int, stop: int):
+def take(x, axis: int, start: int, stop: int):
+    """x[..., start:stop, ...] along `axis` (a numpy array or a torch tensor)."""
     index = [slice(None)] * len(x.shape)
     index[axis] = slice(start, stop)
     return x[tuple(index)]

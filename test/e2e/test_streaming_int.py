@@ -187,7 +187,7 @@ def test_streaming_conv_stack_within_one_step_of_pt2e_tosa_INT():
 
 def _vad(scheme, target):
     example = examples.get("silero_vad_streaming")
-    model, inputs = example.build()
+    model, inputs = example.build(seq=HOPS)
     step = torch2tosa.streaming(model, inputs, frame_rate=16000)
     quantized = torch2tosa.quantize(step, example.calibration(inputs, count=4), scheme=scheme)
     compiled = torch2tosa.compile(quantized, target=target)

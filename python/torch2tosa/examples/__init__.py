@@ -135,7 +135,7 @@ EXAMPLES: dict[str, Example] = {
         # Streaming (torch2tosa.streaming, --streaming): causal layers, an output per frame.
         Example("silero_vad_streaming", "Silero-VAD-like for streaming: 16 kHz speech-like "
                 "audio, causal Conv1d front end (stride 160: 10 ms hops), causal dilated conv "
-                "encoder, GRU, fitted linear readout, sigmoid; 1000 hops",
+                "encoder, GRU, fitted linear readout, sigmoid; 64 hops (seq=1000: 10 s)",
                 models.silero_vad_streaming, gru_layers=1,
                 calibration_fn=models.silero_vad_streaming_calibration),
         Example("kws_crnn_streaming", "keyword spotting CRNN for streaming: causal Conv1d + "

@@ -264,7 +264,7 @@ VAD_FIT_SEED = 7
 VAD_FIT_HOPS = 3000
 
 
-def silero_vad_streaming(seq=1000, hop=160, seed=0):
+def silero_vad_streaming(seq=64, hop=160, seed=0):
     """The streaming VAD: random convolutions and GRU (scaled by VAD_GAINS) and a decoder
     fitted by ridge regression (the GRU outputs over VAD_FIT_HOPS hops of speech-like
     audio to logits +-VAD_LOGIT for speech / silence frames), so its probabilities are

@@ -22,7 +22,7 @@ from ..frontend import recurrent_export as rnn_export
 from ..frontend.importer import check_inference_graph, export
 from ..frontend.inputs import example_input_tuple, single_threaded
 from ..support.diagnostics import Torch2TosaError
-from .nodes import AxisMismatch, StreamingError
+from .nodes import AxisMismatch, StreamingError, describe
 from .rewrite import StepBuilder, StrideError
 
 __all__ = ["streaming", "stream_eager", "StreamingError"]
@@ -157,7 +157,7 @@ def first_hop(abi: graph_abi.StreamingABI, inputs: Sequence) -> tuple:
     """The step model's inputs for the first hop of `inputs` in a fresh stream."""
     hop = []
     for x, spec in zip(inputs, abi.inputs):
-        hop.append(x if spec.axis is None else graph_abi._take(x, spec.axis, 0, spec.frames))
+        hop.append(x if spec.axis is None else graph_abi.take(x, spec.axis, 0, spec.frames))
     return tuple(hop) + tuple(torch.full(s.shape, s.fill) for s in abi.states)
 
 
@@ -176,7 +176,7 @@ def stream_eager(step: torch.nn.Module, inputs: Sequence, state=None) -> tuple[l
 
 
 class _HopError(Torch2TosaError):
-    pass
+    """A hop the caller gave that a strided layer does not divide."""
 
 
 def _build(source, axes, hop, max_lookahead):
@@ -185,12 +185,10 @@ def _build(source, axes, hop, max_lookahead):
     trial = hop or 1
     for _ in range(64):
         try:
-            step, abi, _ = StepBuilder(source, axes, trial, max_lookahead).build()
-            return step, abi
+            return StepBuilder(source, axes, trial, max_lookahead).build()
         except StrideError as e:
             if hop is not None:
                 smallest = _build(source, axes, None, max_lookahead)[1].hop
-                from .nodes import describe
                 error = _HopError(
                     f"{describe(e.node)}: a hop of {hop} input frames reaches it as {e.frames} "
                     f"frame(s), not a multiple of its stride {e.stride}; use a hop that is a "

@@ -116,11 +116,6 @@ class Window:
     right: int
     fill: float = 0.0
 
-    @property
-    def lookahead(self) -> int:
-        """Frames a causal window would not read: beyond its output's own stride slot."""
-        return max(0, self.span - self.stride - self.left)
-
 
 def per_dim(value, dims: int, default: int) -> list[int]:
     if value is None or value == []:

@@ -43,9 +43,8 @@ class StepBuilder(WindowRules, RecurrentRules, FramewiseRules, Builder):
 
     # --- driver ---------------------------------------------------------------------------
 
-    def build(self) -> tuple[GraphModule, graph_abi.StreamingABI, list[str]]:
-        """(the step GraphModule, its ABI, the layers that add lookahead)."""
-        self.lookahead_layers: list[str] = []
+    def build(self) -> tuple[GraphModule, graph_abi.StreamingABI]:
+        """(the step GraphModule, its ABI)."""
         for index, node in enumerate(self.source.graph.nodes):
             try:
                 self._node(node)
@@ -54,7 +53,7 @@ class StepBuilder(WindowRules, RecurrentRules, FramewiseRules, Builder):
                 raise
         self.graph.eliminate_dead_code()
         module = GraphModule(self.source, self.graph)
-        return module, self.abi, self.lookahead_layers
+        return module, self.abi
 
     def _node(self, node: Node) -> None:
         if node.op == "placeholder":

@@ -48,7 +48,7 @@ class WindowRules:
         dilation = nd.arg(node, 5, "dilation", [1])
         args = (None, node.args[1], nd.arg(node, 2, "bias"), nd.arg(node, 3, "stride", [1]),
                 padding, dilation, nd.arg(node, 6, "groups", 1))
-        self._windowed(node, x, s, window, 0.0, target, args, "Conv")
+        self._windowed(node, x, s, window, 0.0, target, args)
 
     def _pool(self, node: Node) -> None:
         x, s, time_dim = self._window_input(node)
@@ -74,19 +74,17 @@ class WindowRules:
             args = (None, kernel, stride, padding, False, True,
                     *([nd.arg(node, 6, "divisor_override")] if ndims == 2 else []))
             fill = 0.0
-        self._windowed(node, x, s, window, fill, target, args, "Pool")
+        self._windowed(node, x, s, window, fill, target, args)
 
-    def _windowed(self, node: Node, x: Node, s: Seq, window, fill: float, target, args,
-                  kind: str) -> None:
+    def _windowed(self, node: Node, x: Node, s: Seq, window, fill: float, target,
+                  args) -> None:
+        """A sliding window (conv or pool) on a shift buffer: `args` its own, the input
+        first (replaced by the buffer), no padding along time."""
         out_frames = self._strided(node, s, window.stride)
         plan = window_buffer(window, s.frames, s.delay, s.zeros)
         out = Seq(s.axis, out_frames, shape(node)[s.axis], plan.delay,
                   tail=tail_of(s, Fraction(1, window.stride),
                              math.ceil(Fraction(window.right, window.stride))))
-        if window.lookahead:
-            self.lookahead_layers.append(
-                f"{nd.layer_name(node)}: reads {window.lookahead} frame(s) beyond its stride "
-                f"slot")
         self._check_lookahead(node, out, f"its padding ({window.left} left, {window.right} "
                                          f"right, span {window.span}, stride {window.stride})")
         buffer = self._buffer(node, x, self.env[x], s, plan.state, fill,
@@ -94,8 +92,7 @@ class WindowRules:
         need = (out_frames - 1) * window.stride + window.span
         if plan.state + s.frames > need:
             buffer = self._slice(node, buffer, s.axis, 0, need)
-        new = self._copy(node, args=(buffer, *args[1:]), kwargs={}, target=target,
-                         replace={})
+        new = self._copy(node, args=(buffer, *args[1:]), kwargs={}, target=target)
         self._set(node, new, out)
 
     def _conv_transpose(self, node: Node) -> None:
@@ -118,9 +115,6 @@ class WindowRules:
         overhang = span - st - padding[time_dim] + output_padding[time_dim]
         out = Seq(s.axis, s.frames * st, shape(node)[s.axis], plan.delay,
                   tail=tail_of(s, Fraction(st), max(0, overhang)))
-        if padding[time_dim]:
-            self.lookahead_layers.append(f"{nd.layer_name(node)}: padding {padding[time_dim]} "
-                                         f"reads {padding[time_dim]} output frame(s) ahead")
         self._check_lookahead(node, out, f"its padding ({padding[time_dim]})")
         buffer = self._buffer(node, x, new_x, s, plan.state, 0.0,
                               (plan.reset_hop, plan.reset_frames))
