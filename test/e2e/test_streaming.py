@@ -124,6 +124,10 @@ CONFIGS = {
                                                 nn.ReLU(), models.CausalConv1d(8, 8, 3,
                                                                                dilation=4)),
                           lambda: _x(batch=2), {}),
+    "conv2d_stride2_maxpool2d_time_last": (
+        lambda: nn.Sequential(Causal(nn.Conv2d(2, 4, 3, padding=(1, 0), stride=(1, 2)), 1),
+                              nn.ReLU(), nn.MaxPool2d((2, 1))),
+        lambda: torch.randn(1, 2, 8, 24), {"time_axis": 3}),
     "conv_transpose1d_causal": (lambda: nn.ConvTranspose1d(4, 3, 4, stride=2), _x, {}),
     "conv_transpose1d_padding": (lambda: nn.ConvTranspose1d(4, 3, 4, stride=2, padding=1), _x,
                                  {}),
