@@ -354,7 +354,10 @@ def compile(
     mode: a model whose results depend on training mode is rejected with an error).
 
     model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
-              or an ExportedProgram (its own example inputs are used when none are given).
+              or an ExportedProgram (its own example inputs are used when none are given);
+              a step model from `torch2tosa.streaming` (or quantize's model of one) takes
+              one hop of its example inputs, and its graph records its StreamingABI
+              (`CompiledModel.streaming`, `CompiledModel.stream`).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
     target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256"
               (see target.py).

@@ -10,6 +10,9 @@ the quantizer write and the API (`CompiledModel`) reads back.
     GraphModule meta     torch2tosa_float_model: the float model a `torch2tosa.quantize`d
                          model came from, which `check` measures the quantization error against
     recurrent forms      how compile(gru_form=...) builds every recurrent layer
+    module attribute     torch2tosa.streaming = {hop, inputs, outputs, states, ...}: a step
+                         graph's StreamingABI (torch2tosa.streaming), whose `run` is the hop
+                         loop that calibration, CompiledModel.stream and the tests share
 
 A lower layer writes these, a higher one reads them: both import the names from here.
 """

@@ -91,8 +91,8 @@ def calibrate_streams(prepared: GraphModule, abi: StreamingABI, items, on_error)
             for i, item in enumerate(items):
                 try:
                     abi.run(one_hop, list(item), None, fresh)
-                except Torch2TosaError:
-                    raise
+                except Torch2TosaError as e:
+                    raise Torch2TosaError(f"calibration item {i}: {e}") from None
                 except Exception as e:
                     on_error(i, item, e)
     finally:
