@@ -216,7 +216,6 @@ _FRAMEWISE = {aten.dropout.default, aten.clone.default, aten.contiguous.default,
               aten.zeros_like.default, aten.ones_like.default, aten.full_like.default,
               aten.hardtanh_.default, aten.relu_.default, aten.feature_dropout.default,
               aten.alpha_dropout.default}
-_NOT_POINTWISE = set()
 
 
 def is_framewise(target) -> bool:
