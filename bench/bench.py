@@ -4,6 +4,7 @@
     python bench/bench.py --only tcn      # one example (no GRU-form section)
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
+    python bench/bench.py --streaming-only  # only the streaming section (bench_streaming.py)
     python bench/bench.py --published     # only the published models (see bench_published.py)
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
@@ -62,6 +63,7 @@ from torch2tosa.support import stats
 from torch2tosa.target import TARGET_ENV
 
 import bench_int
+import bench_streaming
 import bench_published
 from harness import (LOADS, TIMEOUT_S, Target, cell_error, check, compile_iree, failure, fmt,
                      isolated, latency, no_result, noise_band, short_error, targets_text,
@@ -602,7 +604,7 @@ def environment() -> dict:
 
 
 def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
-                  iree_forms=()) -> str:
+                  iree_forms=(), streaming=((), ())) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -636,6 +638,10 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
                iree_forms_table(list(iree_forms)), ""]
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
     md += bench_int.markdown(int_rows, env)
+    if streaming[0]:
+        md += bench_streaming.markdown(list(streaming[0]))
+    if streaming[1]:
+        md += bench_streaming.drift_markdown(list(streaming[1]))
     md += ["## Targets", "", "```", targets_text(ts), "```", ""]
     text = "\n".join(md)
     (out_dir / "results.md").write_text(text)
@@ -644,6 +650,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
          "gru_forms_iree": list(iree_forms),
          "published": list(published),
          "int": bench_int.settings() | {"models": int_rows},
+         "streaming": {"models": list(streaming[0]), "drift": list(streaming[1])},
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
 
@@ -678,6 +685,9 @@ def parse_args(argv):
     parser.add_argument("--published", action="store_true",
                         help="only the published models (torchaudio definitions): "
                              f"{', '.join(bench_published.names())}")
+    parser.add_argument("--streaming-only", action="store_true",
+                        help="only the streaming section: "
+                             f"{', '.join(bench_streaming.EXAMPLES)} hop by hop")
     parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
     parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
     return parser.parse_args(argv)
@@ -690,10 +700,10 @@ def main(argv=None) -> int:
         examples.get(name)  # unknown names fail before any work
     int_names = ([n for n in names if n in bench_int.int_examples()] if args.only
                  else list(bench_int.QUICK) if args.quick else bench_int.int_examples())
-    fp_names = [] if args.int_only or args.published else names
-    int_names = [] if args.published else int_names
-    published = (bench_published.names()
-                 if args.published or not (args.only or args.quick or args.int_only) else [])
+    fp_names = [] if args.int_only or args.published or args.streaming_only else names
+    int_names = [] if args.published or args.streaming_only else int_names
+    published = (bench_published.names() if args.published or not (
+        args.only or args.quick or args.int_only or args.streaming_only) else [])
     start = time.perf_counter()
     if fp_names:
         warm_up()
@@ -701,20 +711,29 @@ def main(argv=None) -> int:
     if published and not fp_names:
         warm_up()
     pub_rows = bench_published.bench_published(published, COMPILERS, measure_isolated, progress)
-    run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published)
+    run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published
+                     or args.streaming_only)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     iree_forms = (bench_iree_forms(IREE_FORM_SEQS[:2] if args.quick else IREE_FORM_SEQS)
                   if run_forms else [])
     if int_names:
         bench_int.warm_up()
     int_rows = bench_int.bench_int(int_names)
-    ts = targets(rows, forms) + bench_int.int_targets(int_rows)
+    streaming = ((bench_streaming.bench_streaming(), bench_streaming.bench_drift())
+                 if args.streaming_only or not (args.only or args.quick or args.int_only
+                                                or args.published) else ((), ()))
+    ts = (targets(rows, forms) + bench_int.int_targets(int_rows)
+          + bench_streaming.targets(list(streaming[0])))
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows, iree_forms)
+                               pub_rows, iree_forms, streaming)
     print(results_md)
-    if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published):
+    if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published
+            or args.streaming_only):
         update_results_page(results_md)
+    if streaming[0]:
+        bench_streaming.update_page(bench_streaming.markdown(list(streaming[0]))
+                                    + bench_streaming.drift_markdown(list(streaming[1])))
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)
     return 0

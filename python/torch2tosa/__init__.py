@@ -7,12 +7,13 @@ importing torch.
 
 from .support.diagnostics import Torch2TosaError
 
-__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "stats"]
+__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "streaming",
+           "stats"]
 
 # name -> (module, attribute); attribute None: the module itself
 _LAZY = {"compile": ("api", "compile"), "CompiledModel": ("api", "CompiledModel"),
          "CheckReport": ("checking", "CheckReport"), "quantize": ("quantization", "quantize"),
-         "stats": ("support.stats", None)}
+         "streaming": ("step", "streaming"), "stats": ("support.stats", None)}
 
 
 def __getattr__(name):

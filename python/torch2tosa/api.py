@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
 import torch
 from torch_mlir import ir
 
@@ -202,18 +203,87 @@ class CompiledModel:
     def float_snr_db(self, items: Sequence[tuple]) -> list[float]:
         """Per output, the SNR in dB of the graph (on the reference model) against the float
         model (the model itself for a float graph), over `items` (input tuples in PyTorch's
-        layout), signal and noise summed over every item."""
+        layout; a step graph's: of the whole-sequence model, streamed), signal and noise
+        summed over every item."""
         model = self._float_model if self._float_model is not None else self._model
         if model is None:
             raise Torch2TosaError("float_snr_db() needs the PyTorch model this was compiled from")
+        if self.streaming is not None:  # items of the whole-sequence model, streamed
+            model = model.meta[graph_abi.SEQUENCE_MODEL_META]
         actual, expected = [], []
         for item in items:
             item = tuple(as_tensor(v) for v in item)
-            actual.append(self.run_reference(*[t for t in self.graph_layout(item)
-                                                if isinstance(t, torch.Tensor)]))
+            if self.streaming is not None:
+                actual.append(self.stream(*item).outputs)
+            else:
+                actual.append(self.run_reference(*[t for t in self.graph_layout(item)
+                                                    if isinstance(t, torch.Tensor)]))
             expected.append(self._eager_outputs(model, item))
         return [checking.snr_db([e[k] for e in expected], [a[k] for a in actual])
                 for k in range(len(expected[0]))] if items else []
+    @functools.cached_property
+    def streaming(self) -> graph_abi.StreamingABI | None:
+        """How this step graph streams (which inputs and outputs are states and how they
+        pair, the hop, the lookahead), or None for a graph that is not a step graph."""
+        attrs = self.module.operation.attributes
+        if graph_abi.STREAMING not in attrs:
+            return None
+        return graph_abi.StreamingABI.from_attribute(attrs[graph_abi.STREAMING])
+
+    def stream(self, *inputs, state: Sequence | None = None) -> StreamResult:
+        """Runs the step graph on the TOSA reference model hop by hop over whole-sequence
+        `inputs` (tensors or arrays, PyTorch's layout), carrying the state: returns the
+        outputs over the whole sequence (a fresh stream: what the whole-sequence model
+        returns) and the state after the last input hop. `state` continues a stream: the
+        `state` of a previous result (an integer graph keeps integer codes, fed back as they
+        are). docs/streaming.md says what a fresh stream does at either end."""
+        abi = self.streaming
+        if abi is None:
+            raise Torch2TosaError("stream() runs a step graph: compile "
+                                  "torch2tosa.streaming(model, example_inputs)")
+        arrays = [_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        if state is not None:
+            state = [_array(x, f"state {i}") for i, x in enumerate(state)]
+            self._check_state_formats(abi, state)
+        outputs, final = abi.run(functools.partial(self._reference_hop, abi), arrays, state,
+                                 functools.partial(self._fresh_state, abi))
+        return StreamResult(outputs, final)
+
+    def _reference_hop(self, abi: graph_abi.StreamingABI, hop: list) -> list:
+        """One hop on the reference model: PyTorch-layout arrays in (states in the graph's
+        type), PyTorch-layout arrays out (states kept in the graph's type)."""
+        in_specs, out_specs = self.io_quantization
+        nwc_in, nwc_out = self.nwc_io
+        graph_in = []
+        for i, a in enumerate(hop):
+            if in_specs and i not in abi.state_inputs:
+                a = checking.quantize(a, in_specs[i])
+            graph_in.append(a.transpose(graph_abi.NWC_PERMUTATION) if i in nwc_in else a)
+        outputs = []
+        for k, o in enumerate(reference.run(self.flatbuffer, graph_in)):
+            o = o.transpose(graph_abi.NWC_PERMUTATION) if k in nwc_out else o
+            if out_specs and k not in abi.state_outputs:
+                o = checking.dequantize(o, out_specs[k])
+            outputs.append(o)
+        return outputs
+
+    def _fresh_state(self, abi: graph_abi.StreamingABI, i: int) -> np.ndarray:
+        spec = abi.states[i]
+        fill = np.full(spec.shape, spec.fill, dtype=np.float32)
+        in_specs = self.io_quantization[0]
+        return checking.quantize(fill, in_specs[spec.input]) if in_specs else fill
+
+    def _check_state_formats(self, abi: graph_abi.StreamingABI, state: list) -> None:
+        for i, (value, spec) in enumerate(zip(state, abi.states)):
+            want = self._fresh_state(abi, i).dtype
+            if value.dtype != want:
+                quant = self.io_quantization[0]
+                fmt = (f" (codes of scale {quant[spec.input]['scale']:.6g}, zero point "
+                       f"{quant[spec.input]['zero_point']})" if quant and quant[spec.input]
+                       else "")
+                raise Torch2TosaError(
+                    f"state {i} ({spec.layer}) is {value.dtype}; the step graph keeps it as "
+                    f"{want}{fmt}: pass the state a previous stream() returned")
 
     def _eager_outputs(self, model: Callable, inputs) -> list:
         with torch.no_grad():
@@ -251,6 +321,24 @@ class CompiledModel:
 # MLIR element types as numpy names them (what `graph_inputs` and its errors say).
 _DTYPE_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i1": "bool",
                 "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+@dataclass
+class StreamResult:
+    """What `CompiledModel.stream` returns: the outputs over the whole sequence (numpy, the
+    model's outputs flattened) and the state after the last input hop (the graph's types);
+    unpacks as `outputs, state = compiled.stream(x)`."""
+
+    outputs: list[np.ndarray]
+    state: list[np.ndarray]
+
+    def __iter__(self):
+        return iter((self.outputs, self.state))
+
+
+def _array(value, what: str) -> np.ndarray:
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return to_array(value)
+    raise Torch2TosaError(f"stream(): {what} must be a tensor or a numpy array, got "
+                          f"{type(value).__name__}")
 
 
 def generic_asm(module: ir.Module) -> str:
@@ -259,6 +347,12 @@ def generic_asm(module: ir.Module) -> str:
     a leading `//` comment. Printed from the module itself: reparsing the custom form
     gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
     return flatbuffer.module_asm(module, generic=True)
+
+
+def _streaming_abi(model) -> graph_abi.StreamingABI | None:
+    """The StreamingABI of a step model (torch2tosa.streaming, or quantize's model of one)."""
+    meta = getattr(model, "meta", None)
+    return meta.get(graph_abi.STREAMING_META) if isinstance(meta, dict) else None
 
 
 def _eager(model) -> Callable:
@@ -314,7 +408,10 @@ def compile(
     mode: a model whose results depend on training mode is rejected with an error).
 
     model: an nn.Module, a GraphModule (a PT2E-quantized model from `torch2tosa.quantize`),
-              or an ExportedProgram (its own example inputs are used when none are given).
+              or an ExportedProgram (its own example inputs are used when none are given);
+              a step model from `torch2tosa.streaming` (or quantize's model of one) takes
+              one hop of its example inputs, and its graph records its StreamingABI
+              (`CompiledModel.streaming`, `CompiledModel.stream`).
     name: the model's name (NAME.tosa, reproducers); default its class (a
               `torch2tosa.quantize`d model's: the float model's).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
@@ -341,10 +438,14 @@ def compile(
     if gru_form not in graph_abi.RECURRENT_FORMS:
         raise Torch2TosaError(f"gru_form must be one of {', '.join(graph_abi.RECURRENT_FORMS)}, got '{gru_form}'")
     tosa_target = targets.get(target)
+    streaming = _streaming_abi(model)
     if example_inputs is None:
-        if not isinstance(model, torch.export.ExportedProgram):
+        if streaming is not None:  # a step model: one hop of its example inputs
+            example_inputs = model.meta[graph_abi.STEP_INPUTS_META]
+        elif not isinstance(model, torch.export.ExportedProgram):
             raise Torch2TosaError("compile() needs example inputs for an nn.Module")
-        example_inputs = model.example_inputs[0]
+        else:
+            example_inputs = model.example_inputs[0]
     example_inputs = example_input_tuple(example_inputs)
     name = name or _model_name(model)
     options = default_pipelines.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
@@ -379,7 +480,10 @@ def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Targe
     transform, validation = (_split_validation(steps) if serialize_during_validation
                              else (steps, []))
     pending = None
+    streaming = _streaming_abi(model)
     with context:
+        if streaming is not None:
+            module.operation.attributes[graph_abi.STREAMING] = streaming.to_attribute()
         runner.run_pipeline(module, transform, name=name, progress=reporter)
         if validation:
             declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None

@@ -391,3 +391,55 @@ def test_cli_trivial_errors_are_reported_without_importing_torch(tmp_path, case)
     assert result.stdout.splitlines()[-2:] in (["exit 1", "torch imported: False"],
                                                ["exit 2", "torch imported: False"]), result.stdout
     assert not (tmp_path / "out").exists()
+
+
+STREAMING_MODEL = '''
+import torch
+
+class ConvGru(torch.nn.Module):
+    def __init__(self, bidirectional=False):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(4, 8, 3)
+        self.gru = torch.nn.GRU(8, 8, batch_first=True, bidirectional=bidirectional)
+
+    def forward(self, x):
+        x = self.conv(torch.nn.functional.pad(x, (2, 0)))
+        return self.gru(x.transpose(1, 2))[0]
+
+def make_model():
+    torch.manual_seed(0)
+    return ConvGru().eval(), (torch.randn(1, 4, 12),)
+
+def make_bidirectional():
+    return ConvGru(bidirectional=True).eval(), (torch.randn(1, 4, 12),)
+'''
+
+
+def test_cli_streaming_summary_and_check(tmp_path):
+    model_file = tmp_path / "stream.py"
+    model_file.write_text(STREAMING_MODEL)
+    result = run(f"{model_file}:make_model", "-o", str(tmp_path), "--streaming", "--check",
+                 "--frame-rate", "100", "--quiet")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert re.search(r"streaming: hop of 1 input frame\(s\); per hop \d+ TOSA ops\n", out)
+    assert re.search(r"state 0: \[1, 2, 4\] f32, 32 bytes \(input 1 -> output 1\): self\.conv "
+                     r"\(Conv1d\), \S+stream\.py:\d+", out)
+    assert re.search(r"state 1: \[1, 1, 8\] f32, 32 bytes \(input 2 -> output 2\): self\.gru", out)
+    assert "state total: 64 bytes" in out and "lookahead: 0 input frame(s), 0 ms at 100" in out
+    assert re.search(r"stream of the example inputs \(12 hops\) against the whole-sequence "
+                     r"model: max abs error \S+e-0[6-9]", out)
+
+
+def test_cli_streaming_refusal_is_one_line_and_writes_nothing(tmp_path):
+    model_file = tmp_path / "stream.py"
+    model_file.write_text(STREAMING_MODEL)
+    out = tmp_path / "out"
+    result = run(f"{model_file}:make_bidirectional", "-o", str(out), "--streaming", "--quiet")
+    assert result.returncode == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert re.fullmatch(r"torch2tosa-compile: error: \S+stream\.py:\d+: self\.gru \(GRU\), "
+                        r"aten\.gru\.input: a bidirectional GRU reads the sequence backwards "
+                        r"from its end, which a stream never reaches; use bidirectional=False",
+                        line), line
+    assert not out.exists() or not any(out.iterdir())

@@ -26,7 +26,7 @@ LAYERS = {
     "lowering": 2,
     "passes": 3,
     "pipeline": 4, "frontend": 4, "backends": 4,
-    "quantization": 5, "checking": 5,
+    "quantization": 5, "checking": 5, "step": 5,
     "api": 6, "testing": 6,
     "tools": 7,
 }

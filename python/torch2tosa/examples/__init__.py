@@ -32,10 +32,15 @@ class Example:
     gru_bidirectional: bool = False
     recurrent: str = "GRU"  # the kind of those layers: "GRU", "LSTM" or "RNN"
     bias: bool = True  # whether those layers have biases
+    # calibration inputs of its own (count -> list of input tuples), e.g. speech-like audio
+    calibration_fn: Callable[[int], list[tuple]] | None = None
 
     def calibration(self, inputs: tuple, count: int = CALIBRATION_COUNT) -> list[tuple]:
         """Inputs to calibrate quantization with: `count` random inputs shaped like `inputs`
-        (a fixed seed, independent of the example's), then `inputs` themselves."""
+        (a fixed seed, independent of the example's), then `inputs` themselves; or the
+        example's own (`calibration_fn`)."""
+        if self.calibration_fn is not None:
+            return self.calibration_fn(count)
         generator = torch.Generator().manual_seed(CALIBRATION_SEED)
         return [tuple(torch.randn(t.shape, generator=generator) for t in inputs)
                 for _ in range(count)] + [tuple(inputs)]
@@ -132,6 +137,15 @@ EXAMPLES: dict[str, Example] = {
                 "on the last frame", models.kws_lstm, gru_layers=1, recurrent="LSTM"),
         Example("vad_rnn", "voice activity RNN: 24 features x 32 frames, RNN(24, 48, tanh), "
                 "linear, sigmoid per frame", models.vad_rnn, gru_layers=1, recurrent="RNN"),
+        # Streaming (torch2tosa.streaming, --streaming): causal layers, an output per frame.
+        Example("silero_vad_streaming", "Silero-VAD-like for streaming: 16 kHz speech-like "
+                "audio, causal Conv1d front end (stride 160: 10 ms hops), causal dilated conv "
+                "encoder, GRU, fitted linear readout, sigmoid; 64 hops (seq=1000: 10 s)",
+                models.silero_vad_streaming, gru_layers=1,
+                calibration_fn=models.silero_vad_streaming_calibration),
+        Example("kws_crnn_streaming", "keyword spotting CRNN for streaming: causal Conv1d + "
+                "BatchNorm1d front end, unidirectional GRU, class logits per frame; 40 MFCCs x "
+                "49 frames", models.kws_crnn_streaming, gru_layers=1),
     )
 }
 

@@ -211,9 +211,9 @@ class SileroVad(nn.Module):
     """Voice activity: raw audio [B, 1, seq*hop] -> strided Conv1d encoder -> GRU ->
     linear -> sigmoid, one speech probability per frame [B, seq, 1]."""
 
-    def __init__(self, hop=32, channels=32, hidden=32):
+    def __init__(self, hop=32, channels=32, hidden=32, encoder=None):
         super().__init__()
-        self.encoder = nn.Sequential(
+        self.encoder = encoder if encoder is not None else nn.Sequential(
             nn.Conv1d(1, channels, 2 * hop, stride=hop, padding=hop // 2), nn.ReLU(),
             nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
             nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU())
@@ -264,3 +264,94 @@ class VadRnn(nn.Module):
 
 def vad_rnn(seq=32):
     return VadRnn(), (torch.randn(1, seq, 24),)
+# --- streaming: causal layers, one output per hop ------------------------------------------
+
+
+class CausalConv1d(nn.Conv1d):
+    """A Conv1d padded on the left only, by span - stride (span = dilation*(kernel-1)+1):
+    output frame j reads input frames up to (j+1)*stride - 1, none after."""
+
+    def forward(self, x):
+        span = self.dilation[0] * (self.kernel_size[0] - 1) + 1
+        return super().forward(nn.functional.pad(x, (span - self.stride[0], 0)))
+
+
+class SileroVadStreaming(SileroVad):
+    """Voice activity for streaming: 16 kHz audio [B, 1, T] -> causal strided Conv1d front end
+    (one frame per `hop` samples) -> causal dilated conv encoder -> GRU -> linear -> sigmoid,
+    one speech probability per frame [B, T/hop, 1]; no layer looks ahead."""
+
+    def __init__(self, hop=160, channels=32, hidden=32):
+        super().__init__(hop, channels, hidden, encoder=nn.Sequential(
+            CausalConv1d(1, channels, 2 * hop, stride=hop), nn.ReLU(),
+            CausalConv1d(channels, channels, 3), nn.ReLU(),
+            CausalConv1d(channels, channels, 3, dilation=2), nn.ReLU()))
+
+
+# The streaming VAD: its layers' gains (so activations are O(1), as a trained model's are,
+# and the GRU's states saturate into decisive features), and its readout fitted by ridge
+# regression on the synthetic signal (signals.speech_like) to logits of +-VAD_LOGIT.
+VAD_GAINS = (8.0, 4.0, 4.0, 2.0)  # encoder convs 0, 2, 4, the GRU's input weights
+VAD_LOGIT = 8.0
+VAD_RIDGE = 1000.0
+VAD_FIT_SEED = 7
+VAD_FIT_HOPS = 3000
+
+
+def silero_vad_streaming(seq=64, hop=160, seed=0):
+    """The streaming VAD: random convolutions and GRU (scaled by VAD_GAINS) and a decoder
+    fitted by ridge regression (the GRU outputs over VAD_FIT_HOPS hops of speech-like
+    audio to logits +-VAD_LOGIT for speech / silence frames), so its probabilities are
+    decisive as a trained VAD's are (no training loop: it costs seconds); and `seq` hops
+    of another stretch of that signal (seed `seed`) as its input."""
+    from . import signals
+
+    model = SileroVadStreaming(hop=hop).eval()
+    with torch.no_grad():
+        for layer, gain in zip((model.encoder[0].weight, model.encoder[2].weight,
+                                model.encoder[4].weight, model.gru.weight_ih_l0), VAD_GAINS):
+            layer.mul_(gain)
+        audio, speech = signals.speech_like(hop * VAD_FIT_HOPS, seed=VAD_FIT_SEED)
+        features = model.encoder(torch.from_numpy(audio)[None, None]).permute(0, 2, 1)
+        states = model.gru(features)[0][0].double()
+    labels = torch.from_numpy(speech.reshape(-1, hop).mean(1) > 0.5).double()
+    design = torch.cat([states, torch.ones(len(states), 1, dtype=torch.float64)], 1)
+    ridge = VAD_RIDGE * torch.eye(design.shape[1], dtype=torch.float64)
+    solution = torch.linalg.solve(design.T @ design + ridge,
+                                  design.T @ (VAD_LOGIT * (2 * labels - 1)))
+    with torch.no_grad():
+        model.decoder.weight.copy_(solution[:-1][None].float())
+        model.decoder.bias.copy_(solution[-1:].float())
+    test, _ = signals.speech_like(hop * seq, seed=seed)
+    return model, (torch.from_numpy(test)[None, None],)
+
+
+def silero_vad_streaming_calibration(count: int, hops: int = 300, hop: int = 160) -> list[tuple]:
+    """`count` stretches of `hops` hops of speech-like audio (seeds 100, 101, ...: none is
+    the fit's or the example input's)."""
+    from . import signals
+
+    return [(torch.from_numpy(signals.speech_like(hop * hops, seed=100 + i)[0])[None, None],)
+            for i in range(count)]
+
+
+class KwsCrnnStreaming(nn.Module):
+    """Keyword spotting for streaming: MFCCs [B, 40, T] -> causal Conv1d+BatchNorm1d+ReLU
+    front end -> unidirectional GRU -> linear, class logits for every frame [B, T, classes]."""
+
+    def __init__(self, features=40, channels=64, hidden=64, classes=12):
+        super().__init__()
+        self.front = nn.Sequential(
+            CausalConv1d(features, channels, 5), nn.BatchNorm1d(channels), nn.ReLU(),
+            CausalConv1d(channels, channels, 3), nn.ReLU())
+        self.gru = nn.GRU(channels, hidden, batch_first=True)
+        self.classifier = nn.Linear(hidden, classes)
+
+    def forward(self, mfcc):  # [B, features, T]
+        x = self.front(mfcc).permute(0, 2, 1)  # [B, T, channels]
+        out, _ = self.gru(x)
+        return self.classifier(out)
+
+
+def kws_crnn_streaming(seq=49):
+    return _randomize_batch_norms(KwsCrnnStreaming()), (torch.randn(1, 40, seq),)

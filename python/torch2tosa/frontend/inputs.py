@@ -11,6 +11,7 @@ A spec is `(dtype name, shape)`, dtype names as numpy spells them (float32, int8
 
 from __future__ import annotations
 
+import contextlib
 from typing import Sequence
 
 import numpy as np
@@ -108,3 +109,14 @@ def _finite(value) -> bool:
     if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
         return bool(np.isfinite(value).all())
     return True
+@contextlib.contextmanager
+def single_threaded():
+    """torch on one thread, for running a model one hop at a time: a hop's ops are tiny, and
+    handing each to the thread pool cost 100x their work on a loaded two-core machine (a
+    Conv1d on 320 samples: 5 ms against 50 us)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

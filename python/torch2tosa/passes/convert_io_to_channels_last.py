@@ -21,7 +21,9 @@ elementwise op or a function argument. Then each new permute meets an anchor thr
 elementwise ops only, and `fold-layout` cancels them: the pass never adds a transpose.
 Anything else keeps PyTorch's layout: a GRU's input [B, T, I], its h0 and h_n
 [layers, B, H], a linear layer's [B, T, F] output, a rank-3 tensor that is broadcast,
-permuted or reduced on its way to a convolution.
+permuted or reduced on its way to a convolution, and a step graph's states (the module's
+`torch2tosa.streaming` names them): torch2tosa.streaming lays a convolution's buffer out
+N,W,C already.
 
 The function records what changed, `torch2tosa.nwc_inputs` / `torch2tosa.nwc_results`
 (argument / result indices); `CompiledModel.graph_layout` reads them to feed N,W,C and
@@ -194,16 +196,18 @@ def _in_conv_layout(start: ir.Value, block: ir.Block) -> bool:
     return anchored
 
 
-def convert_function(func: ir.Operation) -> None:
+def convert_function(func: ir.Operation, keep: tuple[frozenset[int], frozenset[int]] = (
+        frozenset(), frozenset())) -> None:
+    """`keep`: (argument, result) indices left as they are."""
     block = func.regions[0].blocks[0]
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     inputs: list[ir.Type] = list(ftype.inputs)
     ret = block.operations[len(block.operations) - 1]
     # Decided on the unchanged function, before any permute joins the components.
-    nwc_inputs = [i for i, arg in enumerate(block.arguments)
-                  if _permuted_type(arg.type) is not None and _in_conv_layout(arg, block)]
-    nwc_results = [i for i, value in enumerate(ret.operands)
-                   if _permuted_type(value.type) is not None and _in_conv_layout(value, block)]
+    nwc_inputs = [i for i, arg in enumerate(block.arguments) if i not in keep[0]
+                  and _permuted_type(arg.type) is not None and _in_conv_layout(arg, block)]
+    nwc_results = [i for i, value in enumerate(ret.operands) if i not in keep[1]
+                   and _permuted_type(value.type) is not None and _in_conv_layout(value, block)]
     with ir.InsertionPoint.at_block_begin(block), func.location:
         for i in nwc_inputs:
             arg = block.arguments[i]
@@ -231,8 +235,12 @@ def _functions(module: ir.Operation) -> Sequence[ir.Operation]:
 
 
 def run(op, options: dict, diagnostics: Diagnostics) -> None:
+    keep = (frozenset(), frozenset())
+    if graph_abi.STREAMING in op.attributes:  # a step graph's states are laid out already
+        stream = graph_abi.StreamingABI.from_attribute(op.attributes[graph_abi.STREAMING])
+        keep = (stream.state_inputs, stream.state_outputs)
     for func in _functions(op):
-        convert_function(func)
+        convert_function(func, keep)
 
 
 PASS = PassInfo(

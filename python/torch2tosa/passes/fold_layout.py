@@ -122,18 +122,26 @@ def _existing_inverse(lead: Layout, value: ir.Value, op: ir.Operation) -> ir.Val
     return None
 
 
-def _reshaped_inverse(lead: Layout, value: ir.Value):
-    """A unit-reshaped operand next to a transposed one, where the inverse transpose would
-    move only size-1 dims (a broadcast operand such as a row max [1, 1, W] beside [1, C, W]):
-    a reshape of the unit reshape's source instead, so no layout op is added."""
+def _reshaped_inverse(lead: Layout, value: ir.Value, op: ir.Operation):
+    """An operand next to a transposed one, where the inverse transpose would move only
+    size-1 dims: a unit-reshaped operand (a broadcast operand such as a row max [1, 1, W]
+    beside [1, C, W]) becomes a reshape of the unit reshape's source, so no layout op is
+    added. A concat's function argument (a step graph's hop [1, C, 1] beside its N,W,C
+    state, torch2tosa.streaming's shift buffer) becomes a reshape of itself: one unit
+    reshape added, which moves no data, so the transpose reaches the convolution that
+    reads the buffer and cancels (an elementwise op's argument is left: nothing says a
+    transpose waits below it)."""
     layout = layout_of(value)
-    if lead.perms is None or layout is None or layout.perms is not None:
+    if lead.perms is None or (layout is not None and layout.perms is not None):
+        return None
+    if layout is None and not (op.name == "tosa.concat" and isinstance(value.owner, ir.Block)):
         return None
     shape = tb.shape_of(value)
     if not tb.moves_only_unit_dims(shape, inverse(lead.perms)):
         return None
     target = lead.invert_shape(shape)
-    return lambda: tb.reshape(layout.source, target)
+    source = value if layout is None else layout.source
+    return lambda: tb.reshape(source, target)
 
 
 def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
@@ -143,7 +151,7 @@ def _inverted_operand(lead: Layout, value: ir.Value, op: ir.Operation):
     existing = _existing_inverse(lead, value, op)
     if existing is not None:
         return lambda: existing
-    reshaped = _reshaped_inverse(lead, value)
+    reshaped = _reshaped_inverse(lead, value, op)
     if reshaped is not None:
         return reshaped
     if not _is_constant_like(value) or lead.invert_shape(tb.shape_of(value)) is None:

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .. import graph_abi
 from ..frontend.importer import export, is_qdq, is_quantized
 from ..frontend.inputs import (check_finite, check_inputs, describe, example_input_tuple,
                                spec_of)
@@ -36,6 +37,7 @@ from ..support.diagnostics import Torch2TosaError
 from ._quiet import native_cpu_kernels, torchao_quiet
 from .quantizer import SHARED_OPS, TosaQuantizer, get_scheme
 from .recurrent_calibration import calibrate
+from .step_models import calibrate_streams, share_state_formats
 
 _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
@@ -51,6 +53,10 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
     `meta["torch2tosa_float_model"]`, which `CompiledModel.check` compares against, and
     records what it left in float (see graph_abi.py).
 
+    A step model (torch2tosa.streaming) takes calibration items of the whole-sequence
+    model: each runs through the step model hop by hop, and each state's input and output
+    get one format (step_models.py); the result is a step model too.
+
     progress: a bar over the calibration items on stderr; None (default) shows it when
     stderr is a terminal and calibration takes more than a few seconds.
     """
@@ -65,32 +71,46 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
     if training:
         raise Torch2TosaError(f"{type(model).__name__} is in training mode and has "
                               f"{', '.join(training)}: call model.eval() before quantize")
+    stream = getattr(model, "meta", {}).get(graph_abi.STREAMING_META)
     try:
-        exported = export(model, items[0])
+        exported = export(model, model.meta[graph_abi.STEP_INPUTS_META] if stream else items[0])
     except Torch2TosaError as e:
         raise Torch2TosaError(_one_line(str(e))) from None
     with torchao_quiet():
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
         prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
+        if stream is not None:
+            share_state_formats(prepared, stream)
         with torch.no_grad(), native_cpu_kernels(), progress_.bar(progress, len(items),
                                                                   "calibrate", "item") as advance:
-            for i, item in enumerate(items):
+            if stream is not None:
+                calibrate_streams(prepared, stream, items, _calibration_error, advance)
+            for i, item in enumerate(items if stream is None else ()):
                 try:
                     calibrate(prepared, item)
                 except Exception as e:
-                    raise Torch2TosaError(
-                        f"calibration item {i} ({', '.join(describe(t) for t in item)}) does "
-                        f"not run on the model exported for item 0: {type(e).__name__}: "
-                        f"{_one_line(str(e))}") from None
+                    _calibration_error(i, item, e)
                 advance()
         with _no_qat_folding():
             converted = convert_pt2e(prepared)
     # compile(converted).check() measures the quantization error against the float model.
     converted.meta[FLOAT_MODEL_META] = model
     converted.meta[LEFT_FLOAT_META] = left_in_float(converted)
-    converted.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in items[0]]
+    if stream is not None:  # compiled for one hop; the calibration is whole sequences
+        for key in (graph_abi.STREAMING_META, graph_abi.STEP_INPUTS_META,
+                    graph_abi.SEQUENCE_MODEL_META):
+            if key in model.meta:
+                converted.meta[key] = model.meta[key]
+    else:
+        converted.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in items[0]]
     return converted
+
+
+def _calibration_error(i: int, item: tuple, e: Exception):
+    raise Torch2TosaError(
+        f"calibration item {i} ({', '.join(describe(t) for t in item)}) does not run on the "
+        f"model exported for item 0: {type(e).__name__}: {_one_line(str(e))}") from None
 
 
 def calibration_items(calibration: Iterable[Any]) -> list[tuple]:

@@ -316,8 +316,10 @@ class TosaQuantizer(Quantizer):
             return
         first = tensors[0]
         shared = SharedQuantizationSpec((first, node))
-        inputs = {t: shared for t in tensors[1:]}
-        inputs[first] = self.scheme.activation
+        # the edge with the spec first: prepare makes a sharing group's observer from the
+        # first member it meets, and a model input has no output observer to meet before it
+        inputs = {first: self.scheme.activation}
+        inputs.update({t: shared for t in tensors[1:]})
         _annotate(node, inputs, shared)
 
     def _annotate_table(self, node: Node) -> None:

@@ -127,10 +127,9 @@ class _LayerStates(Interpreter):
         return result
 
 
-def calibrate(prepared: GraphModule, item: tuple) -> None:
-    """Runs one calibration item through `prepared` (observers included)."""
+def calibrate(prepared: GraphModule, item: tuple):
+    """Runs one calibration item through `prepared` (observers included); its outputs."""
     observers = state_observers(prepared)
     if observers:
-        _LayerStates(prepared, observers).run(*item)
-    else:
-        prepared(*item)
+        return _LayerStates(prepared, observers).run(*item)
+    return prepared(*item)

@@ -23,6 +23,11 @@ defaults). docs/your-model.md walks through all of it.
 
 A flag that does not apply to the given model and target is an error, never ignored.
 
+--streaming compiles the model's step graph (torch2tosa.streaming: one hop in, that hop's
+outputs and the new states out) and prints its state tensors, lookahead and per-hop cost;
+--hop, --frame-rate and --max-lookahead are streaming()'s options. An INT target quantizes
+it over whole sequences (a bundled example's calibration inputs).
+
 A model file runs as `python file.py` would run it: its folder comes first on the import
 path, so it can import a module beside it.
 
@@ -342,6 +347,10 @@ def check_flags(args, target: targets.Target) -> None:
     if args.atol is not None and target.is_int:
         raise UsageError(f"--atol applies to a float target's --check; on --target "
                          f"{target.name}, --check counts quantization steps")
+    for flag, value in (("--hop", args.hop), ("--frame-rate", args.frame_rate),
+                        ("--max-lookahead", args.max_lookahead)):
+        if value is not None and not args.streaming:
+            raise UsageError(f"{flag} applies to --streaming, which is not given")
     if args.progress_interval is not None and args.quiet:
         raise UsageError("--progress-interval applies to the progress lines, which --quiet "
                          "turns off")
@@ -455,6 +464,16 @@ def seconds(text: str) -> float:
     return tolerance(text)
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got '{text}'")
+    return value
+
+
 def file_stem(text: str) -> str:
     """--name: the stem of NAME.tosa and NAME.mlir, which go inside -o."""
     try:
@@ -502,6 +521,17 @@ def make_parser() -> argparse.ArgumentParser:
                         help="INT targets: the quantization of a float model (default a8w8)")
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
+    parser.add_argument("--streaming", action="store_true",
+                        help="compile the step graph that runs the model one hop at a time, "
+                             "its state carried between calls (docs/streaming.md)")
+    parser.add_argument("--hop", type=positive_int, metavar="FRAMES",
+                        help="--streaming: input frames a step takes (default: the smallest "
+                             "the model's strides allow)")
+    parser.add_argument("--frame-rate", type=float, metavar="HZ",
+                        help="--streaming: input frames per second, to give the lookahead in ms")
+    parser.add_argument("--max-lookahead", type=int, metavar="FRAMES",
+                        help="--streaming: input frames an output may wait for beyond its hop "
+                             "(0: the model must be causal)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
                         help="while a stage runs longer, say so every SECONDS (default 10; "
@@ -552,9 +582,18 @@ def _compile(args, progress) -> int:
     name, model, inputs = load_model(args.model)
     name = args.name or name
     check_model_flags(args, args.model, model, target)
+    sequence = None  # --streaming: the whole-sequence model and its inputs
+    if args.streaming:
+        from ..step import streaming
+
+        with stage(progress, "streaming"):
+            step = streaming(model, inputs, hop=args.hop, frame_rate=args.frame_rate,
+                             max_lookahead=args.max_lookahead)
+        sequence, model, inputs = (model, inputs), step, None
     calibration = None
     if target.is_int and (args.calibration is not None or args.model in examples.EXAMPLES):
-        model, calibration = quantize_model(args, args.model, model, inputs, progress)
+        model, calibration = quantize_model(args, args.model, model,
+                                            sequence[1] if sequence else inputs, progress)
     compiled = compile(model, inputs, name=name, target=target,
                        gru_form=args.gru_form or DEFAULTS["gru_form"],
                        channels_last_io=args.channels_last_io, progress=progress,
@@ -572,20 +611,70 @@ def _compile(args, progress) -> int:
         extra = calibration.lines(snr)
     with stage(progress, "serialize"):
         tosa_path, _ = compiled.save(args.output_dir, name)
-    report = None
+    report = stream_error = None
     if args.check:
         with stage(progress, "reference model"):
             report = compiled.check(atol=args.atol if args.atol is not None else DEFAULTS["atol"])
+        if sequence is not None:
+            with stage(progress, "stream on the reference model"):
+                stream_error = stream_check(compiled, *sequence)
     vela = None
     if target.accelerator is not None:
         with stage(progress, "vela"):
             vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
     print(summary(compiled, tosa_path, report, vela, extra))
+    if sequence is not None:
+        print(streaming_summary(compiled, vela, stream_error))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
         return 1
     return 0
+
+
+def stream_check(compiled, model, inputs) -> tuple[int, float]:
+    """(hops, the largest abs difference of any output): the example inputs streamed hop
+    by hop on the reference model against the whole-sequence model."""
+    import numpy as np
+    import torch
+
+    from ..checking import flatten_tensors, to_numpy
+
+    outputs = compiled.stream(*inputs).outputs
+    with torch.no_grad():
+        expected = to_numpy(flatten_tensors(model(*inputs)))
+    hops = compiled.streaming.hops(to_numpy(list(inputs)))
+    return hops, max(float(np.abs(a - e).max()) for a, e in zip(outputs, expected))
+
+
+def streaming_summary(compiled, vela=None, stream_error=None) -> str:
+    """The step graph's states (and their bytes), lookahead and cost per hop."""
+    from ..support.stats import compute_ops
+
+    abi = compiled.streaming
+    in_specs = compiled.io_quantization[0]
+    lines = [f"  streaming: hop of {abi.hop} input frame(s); per hop "
+             f"{compute_ops(compiled.op_counts())} TOSA ops"
+             + (f", {vela.npu_cycles} NPU cycles" if vela is not None else "")]
+    total = 0
+    for i, s in enumerate(abi.states):
+        spec = in_specs[s.input] if in_specs else None
+        size = {"i8": 1, "i16": 2}.get(spec["type"], 4) if spec else 4
+        count = math.prod(s.shape)
+        total += count * size
+        kind = f"{spec['type']} scale {spec['scale']:.6g} zero point {spec['zero_point']}" \
+            if spec else "f32"
+        lines.append(f"    state {i}: {list(s.shape)} {kind}, {count * size} bytes "
+                     f"(input {s.input} -> output {s.output}): {s.layer}")
+    lines.append(f"    state total: {total} bytes")
+    ms = (f", {1000 * abi.lookahead / abi.frame_rate:.3g} ms at {abi.frame_rate:g} frames/s"
+          if abi.frame_rate else "")
+    lines.append(f"    lookahead: {abi.lookahead} input frame(s){ms}")
+    if stream_error is not None:
+        hops, error = stream_error
+        lines.append(f"    stream of the example inputs ({hops} hops) against the "
+                     f"whole-sequence model: max abs error {error:.3g}")
+    return "\n".join(lines)
 
 
 def check_failure(report, name: str, directory: str) -> str:

@@ -172,3 +172,36 @@ func.func @flatten_across_rows_untouched(%arg0: tensor<1x4x6xf32>) -> tensor<1x3
   %2 = tosa.matmul %1, %w, %zp, %zp : (tensor<1x3x8xf32>, tensor<1x8x1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x1xf32>
   return %2 : tensor<1x3x1xf32>
 }
+
+// -----
+
+// COM: A step graph's shift buffer (torch2tosa.streaming): the state arrives N,W,C, the hop
+// COM: [1, C, 1] N,C,W; concatenated along time into a convolution. The hop's inverse
+// COM: transpose moves only size-1 dims, so it becomes a reshape of the argument and the
+// COM: transpose sinks to meet the convolution's: the buffer is built N,W,C.
+// CHECK-LABEL: func.func @shift_buffer_concat
+// CHECK-SAME:    (%[[HOP:.*]]: tensor<1x4x1xf32>, %[[STATE:.*]]: tensor<1x2x4xf32>)
+// CHECK-NOT:     tosa.transpose
+// CHECK:         %[[R:.*]] = tosa.reshape %[[HOP]], %{{.*}} : (tensor<1x4x1xf32>, !tosa.shape<3>) -> tensor<1x1x4xf32>
+// CHECK:         %[[CAT:.*]] = tosa.concat %[[STATE]], %[[R]] {axis = 1 : i32} : (tensor<1x2x4xf32>, tensor<1x1x4xf32>) -> tensor<1x3x4xf32>
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[CAT]]
+func.func @shift_buffer_concat(%hop: tensor<1x4x1xf32>, %state: tensor<1x2x4xf32>) -> tensor<1x3x4xf32> {
+  %0 = tosa.transpose %state {perms = array<i32: 0, 2, 1>} : (tensor<1x2x4xf32>) -> tensor<1x4x2xf32>
+  %1 = tosa.concat %0, %hop {axis = 2 : i32} : (tensor<1x4x2xf32>, tensor<1x4x1xf32>) -> tensor<1x4x3xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<1x4x3xf32>) -> tensor<1x3x4xf32>
+  return %2 : tensor<1x3x4xf32>
+}
+
+// -----
+
+// COM: A hop of several frames [1, C, 2]: its inverse transpose moves data, so the
+// COM: transpose stays above the concat.
+// CHECK-LABEL: func.func @shift_buffer_concat_wide_hop
+// CHECK:         tosa.transpose %{{.*}} : (tensor<1x2x4xf32>) -> tensor<1x4x2xf32>
+// CHECK-NEXT:    tosa.concat
+func.func @shift_buffer_concat_wide_hop(%hop: tensor<1x4x2xf32>, %state: tensor<1x2x4xf32>) -> tensor<1x4x4xf32> {
+  %0 = tosa.transpose %state {perms = array<i32: 0, 2, 1>} : (tensor<1x2x4xf32>) -> tensor<1x4x2xf32>
+  %1 = tosa.concat %0, %hop {axis = 2 : i32} : (tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x4xf32>
+  return %1 : tensor<1x4x4xf32>
+}
