@@ -151,6 +151,11 @@ CLI_CASES = {
     "bad --progress-interval": ([*M, "--progress-interval", "-1"], False, 2,
                                 "argument --progress-interval: must be a finite number >= 0, "
                                 "got '-1'"),
+    "--hop without --streaming": ([*M, "--hop", "4"], False, 2,
+                                  "--hop applies to --streaming, which is not given"),
+    "--max-lookahead without --streaming": ([*M, "--max-lookahead", "0"], False, 2,
+                                            "--max-lookahead applies to --streaming, which is "
+                                            "not given"),
     "--list-examples with a MODEL": ([*M, "--list-examples"], False, 2,
                                      "--list-examples takes no MODEL"),
     "--gru-form without a recurrence": ([*M, "--gru-form", "loop"], True, 2,
@@ -379,6 +384,11 @@ FLAG_CASES = {
     "--quiet": ([*B, "--quiet"], B),
     "--progress-interval": ([*B, "--progress-interval", "0.0001"], B),
     "--list-examples": ([*B, "--list-examples"], B),
+    "--streaming": ([*B, "--streaming"], B),
+    "--hop": ([*B, "--streaming", "--hop", "2"], [*B, "--streaming"]),
+    "--hop rejected": ([*B, "--hop", "2"], B),
+    "--frame-rate": ([*B, "--streaming", "--frame-rate", "100"], [*B, "--streaming"]),
+    "--max-lookahead": ([*B, "--streaming", "--max-lookahead", "1"], [*B, "--streaming"]),
 }
 _TIMING = re.compile(r"\[ *[0-9.]+s\]|\([0-9]+ s\)")
 

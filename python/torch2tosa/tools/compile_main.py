@@ -624,7 +624,7 @@ def _compile(args, progress) -> int:
             vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
     print(summary(compiled, tosa_path, report, vela, extra))
     if sequence is not None:
-        print(streaming_summary(compiled, vela, stream_error))
+        print(streaming_summary(compiled, vela, stream_error, args.max_lookahead))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
@@ -647,7 +647,7 @@ def stream_check(compiled, model, inputs) -> tuple[int, float]:
     return hops, max(float(np.abs(a - e).max()) for a, e in zip(outputs, expected))
 
 
-def streaming_summary(compiled, vela=None, stream_error=None) -> str:
+def streaming_summary(compiled, vela=None, stream_error=None, max_lookahead=None) -> str:
     """The step graph's states (and their bytes), lookahead and cost per hop."""
     from ..support.stats import compute_ops
 
@@ -669,7 +669,8 @@ def streaming_summary(compiled, vela=None, stream_error=None) -> str:
     lines.append(f"    state total: {total} bytes")
     ms = (f", {1000 * abi.lookahead / abi.frame_rate:.3g} ms at {abi.frame_rate:g} frames/s"
           if abi.frame_rate else "")
-    lines.append(f"    lookahead: {abi.lookahead} input frame(s){ms}")
+    allowed = "" if max_lookahead is None else f" (at most {max_lookahead} allowed)"
+    lines.append(f"    lookahead: {abi.lookahead} input frame(s){ms}{allowed}")
     if stream_error is not None:
         hops, error = stream_error
         lines.append(f"    stream of the example inputs ({hops} hops) against the "
