@@ -41,6 +41,8 @@ class Shared(nn.Module):
         self.grouped = nn.Conv1d(4, 4, 3, padding=1, groups=2)
         self.transposed = nn.ConvTranspose1d(4, 4, 3, padding=1)
         self.linear = nn.Linear(14, 14)
+        self.prelu = nn.PReLU(4)
+        self.norm = nn.LayerNorm(14)
         self.fn = fn
 
     def forward(self, x):
@@ -115,6 +117,16 @@ CASES = [
     ("layout", _layout, ["torch.aten.transpose.int", "torch.aten.permute", "torch.aten.view",
                          "torch.aten.slice.Tensor", "torch.aten.select.int",
                          "torch.aten.constant_pad_nd", "torch.aten.pad"]),
+    ("scalar", lambda m, h, twice: (twice(h * 0.5), twice(h / 4.0)),
+     ["torch.aten.mul.Scalar", "torch.aten.div.Scalar"]),
+    # norms and attention are within one step of PT2E, not bit-exact: their results are
+    # read twice by a concat (_twice), which keeps one step one step
+    ("prelu_norms", lambda m, h, twice: (twice(m.prelu(h)), _twice(m.norm(h)),
+                                         _twice(F.group_norm(h, 2)), m.norm(h) + h),
+     ["torch.aten.prelu", *cqo.norms.NORM_OPS]),
+    ("attention", lambda m, h, twice: (_twice(torch.matmul(h, h.transpose(1, 2))),
+                                       _twice(F.scaled_dot_product_attention(h, h, h))),
+     [*cqo.MATMUL_OPS, "torch.aten.div.Tensor"]),
     ("tables", _tables, list(cqo.ew.TABLE_OPS)),
     ("activations", _activations, list(cqo.ACTIVATIONS)),
 ]

@@ -112,6 +112,9 @@ NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm
 UNARY_OPS = TABLE_OPS | NORM_OPS | {aten.pow.Tensor_Scalar, aten.sqrt.default,
                                     aten.rsqrt.default, aten.prelu.default,
                                     aten.softplus.default, aten.mish.default}
+# Own output scale, computed from the input codes by the integer lowering (REDUCE_SUM in
+# int32, then one RESCALE).
+SUM_OPS = {aten.sum.dim_IntList}
 # Products of two activations (attention's scores and weighted values): a TOSA MATMUL.
 MATMUL_OPS = {aten.matmul.default, aten.bmm.default, aten.mm.default}
 # x * c, x / c with a positive number c: the same codes at scale s_x * c (or / c).
@@ -184,6 +187,8 @@ class TosaQuantizer(Quantizer):
                 self._annotate_cat(node)
             elif target in UNARY_OPS:
                 self._annotate_table(node)
+            elif target in SUM_OPS:
+                self._annotate_own_scale(node)
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)):
                 self._annotate_shared(node)
         return model
@@ -317,9 +322,10 @@ class TosaQuantizer(Quantizer):
         first = tensors[0]
         shared = SharedQuantizationSpec((first, node))
         # the edge with the spec first: prepare makes a sharing group's observer from the
-        # first member it meets, and a model input has no output observer to meet before it
+        # first member it meets, and a model input has no output observer to meet before it;
+        # a tensor listed twice (cat([x, x])) is one edge, the first's
         inputs = {first: self.scheme.activation}
-        inputs.update({t: shared for t in tensors[1:]})
+        inputs.update({t: shared for t in tensors[1:] if t is not first})
         _annotate(node, inputs, shared)
 
     def _annotate_table(self, node: Node) -> None:
@@ -327,6 +333,15 @@ class TosaQuantizer(Quantizer):
         if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
             return
         _annotate(node, {x: self.scheme.activation}, self.scheme.activation)
+
+    def _annotate_own_scale(self, node: Node) -> None:
+        """An op whose output has its own observed scale, reading its input as it is (the
+        producer's parameters when quantized)."""
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        act = self.scheme.activation
+        _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act}, act)
 
     def _annotate_softmax_part(self, node: Node, part: str) -> None:
         """The specs of decompose_softmax's pieces. Every input edge from another piece shares
