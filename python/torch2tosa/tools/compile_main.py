@@ -575,7 +575,8 @@ def _compile(args, progress) -> int:
     report = None
     if args.check:
         with stage(progress, "reference model"):
-            report = compiled.check(atol=args.atol if args.atol is not None else DEFAULTS["atol"])
+            report = compiled.check(**({} if target.is_int else {
+                "atol": args.atol if args.atol is not None else DEFAULTS["atol"]}))
     vela = None
     if target.accelerator is not None:
         with stage(progress, "vela"):

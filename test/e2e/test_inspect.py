@@ -1,0 +1,156 @@
+"""CompiledModel.inspect: per-layer accuracy mapped to the model's modules and lines, and
+check()'s tunable thresholds (docs/inspect.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import torch2tosa
+from torch2tosa import Torch2TosaError, checking, examples
+from torch2tosa.inspection import taps as taps_
+
+# The TCN's layers in graph order as inspect names them (batch norms folded into the convs).
+TCN_MODULES = ["self.blocks.0 (Conv1d)",
+               *[m for b in range(1, 5) for m in (f"self.blocks.{b}.body.2 (ReLU)",
+                                                  f"self.blocks.{b}.body.3 (Conv1d)",
+                                                  f"self.blocks.{b} (TcnBlock)")],
+               "self (Tcn)", "self.classifier (Linear)"]
+
+
+def _quantized_tcn(scheme="a8w8"):
+    model, inputs = examples.get("tcn").build()
+    calibration = examples.get("tcn").calibration(inputs, count=4)
+    return torch2tosa.quantize(model, calibration, scheme=scheme, progress=False), inputs
+
+
+@pytest.fixture(scope="module")
+def tcn_int():
+    torch.manual_seed(0)
+    quantized, inputs = _quantized_tcn()
+    compiled = torch2tosa.compile(quantized, inputs, target="tosa-int", progress=False)
+    fresh = (torch.randn_like(inputs[0]),)
+    return compiled, fresh
+
+
+def test_inspect_tcn_tosa_INT_rows_mapped_and_outputs_reproduce_check(tcn_int):
+    compiled, fresh = tcn_int
+    report = compiled.inspect(*fresh)
+    assert [r.module for r in report.rows] == TCN_MODULES
+    assert report.mapped_share == 1.0
+    assert all(r.line.startswith("models.py:") for r in report.rows)
+    assert report.rows[1].ops == ("conv1d", "relu") and report.rows[3].ops == ("add", "relu")
+    check = compiled.check(*fresh)
+    out = report.rows[-1]
+    assert out.output == 0
+    figures = (out.max_steps, out.within_one_step, out.snr_db, out.float_max_abs_error)
+    o = check.outputs[0]
+    assert figures == (o.max_steps, o.within_one_step, o.float_snr_db, o.float_max_abs_error)
+    assert all(r.max_steps == 0 and r.snr_db > 30 for r in report.rows)
+    assert report.ok and report.flagged is None
+    data = json.loads(report.to_json())
+    assert data["mapped_share"] == 1.0 and len(data["rows"]) == len(TCN_MODULES)
+    assert data["rows"][-1]["ops"] == ["linear"] and data["flagged"] is None
+    summary = report.summary()
+    assert "self.blocks.2.body.3 (Conv1d)" in summary and "every layer meets" in summary
+
+
+def test_inspect_tcn_tosa_INT_planted_scale_defect_is_flagged_first():
+    """One layer's output scale divided by 8 (quantize and its dequantizes alike): PT2E and
+    the graph agree, the float model does not, from that layer on."""
+    quantized, inputs = _quantized_tcn()
+    victim = next(n for n in quantized.graph.nodes if n.name == "quantize_per_tensor_default_5")
+    for node in [victim, *victim.users]:
+        node.args = (node.args[0], node.args[1] / 8, *node.args[2:])
+    quantized.recompile()
+    compiled = torch2tosa.compile(quantized, inputs, target="tosa-int", progress=False)
+    report = compiled.inspect(min_snr_db=25)
+    assert report.flagged.module == "self.blocks.2.body.2 (ReLU)", report.summary()
+    assert report.flagged.failed[0].startswith("min_snr_db")
+    assert all(not r.failed for r in report.rows[:report.flagged.index])
+
+
+def test_inspect_tcn_tosa_FP_rows_against_eager():
+    model, inputs = examples.get("tcn").build()
+    compiled = torch2tosa.compile(model.eval(), inputs, progress=False)
+    report = compiled.inspect()
+    assert report.rows[2].module == "self.blocks.1.body.1 (BatchNorm1d)"
+    assert report.mapped_share == 1.0 and len(report.rows) == 27
+    assert all(r.max_abs_error < 1e-5 for r in report.rows) and report.ok
+    assert report.rows[-1].max_abs_error == compiled.check().max_abs_error
+    with pytest.raises(Torch2TosaError, match=r"^inspect\(min_snr_db=\.\.\.\) applies to "
+                                              r"integer graphs"):
+        compiled.inspect(min_snr_db=30)
+
+
+def test_inspect_bad_inputs_say_what_check_says(tcn_int):
+    compiled, fresh = tcn_int
+    wrong = torch.randn(1, 16, 100)
+    for method in ("check", "inspect"):
+        with pytest.raises(Torch2TosaError) as info:
+            getattr(compiled, method)(wrong)
+        assert str(info.value) == (f"{method}: input 0: expected float32 [1, 16, 128], "
+                                   f"got float32 [1, 16, 100]")
+    with pytest.raises(Torch2TosaError, match=r"^inspect: expected 1 input"):
+        compiled.inspect(fresh[0], fresh[0])
+    report = compiled.inspect(fresh[0].numpy())  # numpy arrays as tensors
+    assert len(report.rows) == len(TCN_MODULES)
+
+
+def test_inspect_plot_without_matplotlib_is_one_line(tcn_int, tmp_path, monkeypatch):
+    compiled, fresh = tcn_int
+    report = compiled.inspect(*fresh)
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    with pytest.raises(Torch2TosaError, match=r"^plot\(\) needs matplotlib, which is not "
+                                              r"installed: pip install 'torch2tosa\[plot\]'"):
+        report.plot(tmp_path / "x.png")
+
+
+# --- check(): tunable thresholds ------------------------------------------------------------
+
+
+def test_check_tosa_INT_thresholds_say_which_failed_and_where(tcn_int):
+    compiled, fresh = tcn_int
+    report = compiled.check(*fresh)
+    assert report.ok and report.thresholds == checking.Thresholds()
+    snr = report.outputs[0].float_snr_db
+    strict = compiled.check(*fresh, min_snr_db=snr + 1, max_steps=0)
+    assert not strict.ok
+    assert strict.failures == [(0, f"min_snr_db: {snr:.1f} dB < {snr + 1:g} dB")]
+    assert "[FAILED min_snr_db:" in strict.summary().splitlines()[1]
+    assert compiled.check(*fresh, min_within_one_step=None, min_snr_db=snr - 1).ok
+
+
+def test_check_tosa_INT_refuses_atol_and_FP_refuses_steps(tcn_int):
+    compiled, _ = tcn_int
+    with pytest.raises(Torch2TosaError, match=r"^check\(atol=\.\.\.\) applies to float graphs; "
+                                              r"this integer graph is checked in quantization"):
+        compiled.check(atol=1e-3)
+    with pytest.raises(Torch2TosaError, match=r"^min_within_one_step is a fraction in \[0, 1\]"):
+        compiled.check(min_within_one_step=99.9)
+
+
+def test_check_reports_have_a_summary():
+    model = torch.nn.Linear(4, 3).eval()
+    compiled = torch2tosa.compile(model, (torch.randn(2, 4),), progress=False)
+    summary = compiled.check().summary()
+    assert summary.startswith("check: ok (float graph vs PyTorch, atol 1e-05)\n  output 0 [2, 3]:")
+    with pytest.raises(Torch2TosaError, match=r"^check\(max_steps=\.\.\.\) applies to integer"):
+        compiled.check(max_steps=1)
+
+
+def test_taps_tapped_module_returns_outputs_then_taps(tcn_int):
+    quantized, inputs = _quantized_tcn()
+    taps = taps_.quantized_taps(quantized, "Tcn")
+    tapped = taps_.tapped_module(quantized, taps)
+    with torch.no_grad():
+        values = tapped(*inputs)
+        expected = quantized(*inputs)
+    assert len(values) == 1 + len(taps)
+    assert torch.equal(values[0], expected) and torch.equal(values[-1], expected)
+    assert np.isclose(taps[-1].scale, quantized.graph.find_nodes(
+        op="call_function", target=torch.ops.quantized_decomposed.quantize_per_tensor.default)[-1]
+        .args[1])
