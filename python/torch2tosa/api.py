@@ -94,9 +94,13 @@ class CompiledModel:
         return stats.op_counts(self.module)
 
     def vela(self, accelerator: str | None = None, *, system_config: str | None = None,
-             memory_mode: str | None = None):
+             memory_mode: str | None = None, per_layer: bool = False,
+             save_to: str | Path | None = None):
         """Compiles the `.tosa` with Arm's Vela for an Ethos-U (default: this model's target)
-        and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash."""
+        and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash; with
+        `per_layer`, `report.layers` holds each op's cycles and memory mapped to the model's
+        modules (`layers.summary()`: the top modules by cycles). `save_to`: a directory to
+        keep Vela's outputs in (its .npz, CSVs, debug database, the command stream)."""
         from .backends import vela  # optional dependency: ethos-u-vela
 
         accelerator = accelerator or self.target.accelerator
@@ -108,7 +112,8 @@ class CompiledModel:
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
-                             memory_mode=memory_mode, name=self.name, module=self.module)
+                             memory_mode=memory_mode, name=self.name, module=self.module,
+                             per_layer=per_layer, save_to=save_to)
 
     def save(self, directory: str | Path = ".", name: str | None = None, *,
              progress: bool | None = None) -> tuple[Path, Path]:
@@ -243,7 +248,8 @@ class CompiledModel:
         expected = self._eager_outputs(self._model, inputs)
         out_specs = self.io_quantization[1]
         if not out_specs:
-            return checking.CheckReport(checking.compare(actual, expected), atol or _ATOL)
+            return checking.CheckReport(checking.compare(actual, expected),
+                                       _ATOL if atol is None else atol)
         floats = (None if self._float_model is None
                   else self._eager_outputs(self._float_model, inputs))
         return checking.QuantizedCheckReport(
@@ -264,7 +270,7 @@ class CompiledModel:
         steps, nwc = self.pipeline, self.channels_last_io
         return accuracy.inspect(self, inputs, lambda model: compile(
             model, inputs, name=f"{self.name}_inspect", target=self.target, pipeline=steps,
-            channels_last_io=nwc, progress=False), thresholds, atol or _ATOL)
+            channels_last_io=nwc, progress=False), thresholds, _ATOL if atol is None else atol)
 
     def _check_inputs(self, inputs: tuple, what: str) -> tuple:
         if self._model is None:

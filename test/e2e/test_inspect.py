@@ -154,3 +154,59 @@ def test_taps_tapped_module_returns_outputs_then_taps(tcn_int):
     assert np.isclose(taps[-1].scale, quantized.graph.find_nodes(
         op="call_function", target=torch.ops.quantized_decomposed.quantize_per_tensor.default)[-1]
         .args[1])
+
+
+# --- Vela: per-layer cycles ------------------------------------------------------------------
+
+
+def test_vela_per_layer_tcn_ethos_u55_sums_to_the_total_and_maps_to_modules(tmp_path):
+    quantized, inputs = _quantized_tcn()
+    compiled = torch2tosa.compile(quantized, inputs, target="ethos-u55-128", progress=False)
+    report = compiled.vela(per_layer=True, save_to=tmp_path)
+    layers = report.layers
+    assert layers.loops == 0 and layers.loop_body_cycles == 0
+    assert abs(layers.rows_cycles - report.total_cycles) <= 0.01 * report.total_cycles
+    assert sum(r.macs for r in layers.rows) == report.macs
+    assert all(r.module.startswith("self") and r.line.startswith("models.py:")
+               for r in layers.rows)
+    convs = [r for r in layers.rows if r.tosa_op == "tosa.conv2d"]
+    assert convs[0].module == "self.blocks.0 (Conv1d)" and convs[0].label.startswith("conv2d_0@")
+    modules = layers.by_module()
+    assert [m for m, *_ in modules[:2]] == ["self.blocks.4.body.0 (Conv1d)",
+                                            "self.blocks.4.body.3 (Conv1d)"]
+    summary = layers.summary(top=3)
+    assert summary.splitlines()[1].lstrip().startswith("self.blocks.4.body.0 (Conv1d)")
+    assert "while_loop" not in summary
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "Tcn_debug.xml", "Tcn_per-layer.csv", "Tcn_summary_Ethos_U55_High_End_Embedded.csv",
+        "Tcn_vela.npz", "Tcn_vela_cmd.bin"]
+    assert (tmp_path / "Tcn_vela_cmd.bin").read_bytes()[:4] == b"COP1"
+
+
+def test_vela_per_layer_loop_form_says_the_body_counts_once():
+    example = examples.get("gru")
+    model, inputs = example.build()
+    quantized = torch2tosa.quantize(model, example.calibration(inputs, count=2), progress=False)
+    compiled = torch2tosa.compile(quantized, inputs, target="ethos-u85-256", gru_form="loop",
+                                  progress=False)
+    layers = compiled.vela(per_layer=True).layers
+    assert layers.loops == 1 and layers.loop_body_cycles > 0
+    assert layers.rows_cycles + layers.loop_body_cycles == layers.total_cycles
+    assert "estimates the body ONCE" in layers.summary()
+    assert layers.by_module()[0][0] == "self.gru (GRU)"
+
+
+def test_cli_inspect_prints_the_table_and_writes_json_beside_the_outputs(tmp_path, capsys):
+    from torch2tosa.tools import compile_main
+
+    status = compile_main.run(["conv1d_stride", "--target", "ethos-u55-128", "--inspect",
+                               "--save-vela", "-o", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "inspect conv1d_stride (ethos-u55-128): 1 layers, 100% mapped" in out
+    assert "vela per layer: " in out and "self (Conv1d)" in out
+    data = json.loads((tmp_path / "conv1d_stride_inspect.json").read_text())
+    assert data["rows"][0]["output"] == 0
+    assert (tmp_path / "conv1d_stride_vela_cmd.bin").exists()
+    assert compile_main.run(["conv1d_stride", "--save-vela", "-o", str(tmp_path)]) == 2
+    assert "--save-vela applies to the Ethos-U targets" in capsys.readouterr().err

@@ -333,7 +333,8 @@ def check_flags(args, target: targets.Target) -> None:
             raise UsageError(f"{flag} applies to the INT targets ({int_targets}); --target "
                              f"{target.name} compiles the float model as it is")
     for flag, value in (("--system-config", args.system_config),
-                        ("--memory-mode", args.memory_mode)):
+                        ("--memory-mode", args.memory_mode),
+                        ("--save-vela", args.save_vela or None)):
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
@@ -426,7 +427,8 @@ def check_lines(report) -> list[str]:
             lines.append(f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
                          f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {report.atol:g}]")
             continue
-        verdict = "ok" if o.ok(report.min_fraction) else "MISMATCH"
+        failed = report.output_failures(o)
+        verdict = "MISMATCH: " + "; ".join(failed) if failed else "ok"
         line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at most "
                 f"from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
         if o.float_snr_db is not None:
@@ -485,6 +487,10 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--atol", type=tolerance,
                         help="max abs error for --check on a float target (a finite number "
                              ">= 0; default 1e-05)")
+    parser.add_argument("--inspect", action="store_true",
+                        help="per-layer accuracy (docs/inspect.md): print the table, write "
+                             "NAME_inspect.json and NAME_inspect.png (needs matplotlib) beside "
+                             "the outputs; on Ethos-U targets also Vela's cycles per layer")
     parser.add_argument("--gru-form", choices=RECURRENT_FORMS,
                         help="GRU/LSTM/RNN lowering: unrolled timesteps (default), or one "
                              "tosa.while_loop per layer")
@@ -502,6 +508,9 @@ def make_parser() -> argparse.ArgumentParser:
                         help="INT targets: the quantization of a float model (default a8w8)")
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
+    parser.add_argument("--save-vela", action="store_true",
+                        help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
+                             "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
                         help="while a stage runs longer, say so every SECONDS (default 10; "
@@ -580,13 +589,38 @@ def _compile(args, progress) -> int:
     vela = None
     if target.accelerator is not None:
         with stage(progress, "vela"):
-            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
+            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
+                                 per_layer=args.inspect,
+                                 save_to=args.output_dir if args.save_vela else None)
     print(summary(compiled, tosa_path, report, vela, extra))
+    if args.inspect:
+        with stage(progress, "inspect"):
+            inspected = compiled.inspect()
+        print(inspect_output(inspected, vela, Path(args.output_dir), name))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
         return 1
     return 0
+
+
+def inspect_output(report, vela, directory: Path, name: str) -> str:
+    """--inspect: the per-layer table (and Vela's top layers), NAME_inspect.json and, with
+    matplotlib, NAME_inspect.png beside the outputs."""
+    from ..support.files import write_output
+
+    json_path = directory / f"{name}_inspect.json"
+    write_output(report.to_json().encode(), json_path)
+    lines = [report.summary()]
+    if vela is not None and vela.layers is not None:
+        lines.append(vela.layers.summary())
+    written = [str(json_path)]
+    try:
+        written.append(str(report.plot(directory / f"{name}_inspect.png")))
+    except Torch2TosaError as e:  # no matplotlib: the table and the JSON still stand
+        lines.append(f"note: {e}")
+    lines.append("inspect: wrote " + ", ".join(written))
+    return "\n".join(lines)
 
 
 def check_failure(report, name: str, directory: str) -> str:
@@ -595,7 +629,8 @@ def check_failure(report, name: str, directory: str) -> str:
                 f"(max abs error {report.max_abs_error:.3g})")
     else:
         what = (f"fewer than {100 * report.min_fraction:g}% of the output elements are within "
-                f"one quantization step of the PT2E model")
+                f"one quantization step of the PT2E model (output "
+                f"{', output '.join(str(i) for i in sorted({i for i, _ in report.failures}))})")
     return (f"check failed: {what}; {name}.tosa and {name}.mlir were kept in {directory} "
             f"for inspection")
 
