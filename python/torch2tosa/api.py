@@ -272,6 +272,15 @@ class CompiledModel:
             model, inputs, name=f"{self.name}_inspect", target=self.target, pipeline=steps,
             channels_last_io=nwc, progress=False), thresholds, _ATOL if atol is None else atol)
 
+    def view(self, accuracy=None, vela=None):
+        """The TOSA graph grouped by the model's modules (`inspection.graph_view.GraphView`:
+        to_html(), to_dot(), explorer_graphs() for Model Explorer, save(directory)), with
+        the figures of an `inspect` report and a `vela(per_layer=True)` report on its ops."""
+        from .inspection import graph_view
+
+        return graph_view.build(self.name, self.module, accuracy,
+                                None if vela is None else vela.layers)
+
     def _check_inputs(self, inputs: tuple, what: str) -> tuple:
         if self._model is None:
             raise Torch2TosaError(f"{what}() needs the PyTorch model this was compiled from")

@@ -71,6 +71,16 @@ def test_inspect_tcn_tosa_INT_planted_scale_defect_is_flagged_first():
     assert report.flagged.module == "self.blocks.2.body.2 (ReLU)", report.summary()
     assert report.flagged.failed[0].startswith("min_snr_db")
     assert all(not r.failed for r in report.rows[:report.flagged.index])
+    # the graph view colours that layer's ops (the conv and the ReLU it fused)
+    view = compiled.view(report)
+    assert view.worst_modules == ("self.blocks.2.body.0 (Conv1d)", "self.blocks.2.body.2 (ReLU)")
+    graph = view.explorer_graphs()["graphs"][0]
+    red = [n["id"] for n in graph["nodes"] if n.get("style") == {"backgroundColor": "#e53935"}]
+    assert red and all(n.startswith(("conv2d_3@", "rescale_")) for n in red), red
+    conv = next(n for n in graph["nodes"] if n["id"] == red[0])
+    assert conv["namespace"] == "blocks.2/body.0"
+    assert {"key": "module", "value": "self.blocks.2.body.0 (Conv1d)"} in conv["attrs"]
+    assert 'class="module worst" data-module="self.blocks.2.body.0 (Conv1d)"' in view.to_html()
 
 
 def test_inspect_tcn_tosa_FP_rows_against_eager():
@@ -177,7 +187,24 @@ def test_vela_per_layer_tcn_ethos_u55_sums_to_the_total_and_maps_to_modules(tmp_
     summary = layers.summary(top=3)
     assert summary.splitlines()[1].lstrip().startswith("self.blocks.4.body.0 (Conv1d)")
     assert "while_loop" not in summary
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    # the graph view: Model Explorer JSON (nodes, namespaces, edges, cycles overlay) and dot
+    view = compiled.view(vela=report)
+    graph = view.explorer_graphs()["graphs"][0]
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    assert all(n["label"] not in ("const", "const_shape") for n in nodes.values())
+    first_conv = nodes[convs[0].label]
+    assert first_conv["namespace"] == "blocks.0" and first_conv["incomingEdges"][0][
+        "sourceNodeId"].startswith("reshape_")
+    assert nodes["output_0"]["incomingEdges"][0]["sourceNodeId"] in nodes
+    cycles = view.explorer_node_data("cycles")["Tcn"]["results"]
+    assert sum(r["value"] for r in cycles.values()) == report.total_cycles
+    assert view.worst_modules == ("self.blocks.4.body.0 (Conv1d)",)
+    dot = view.to_dot()
+    assert dot.startswith('digraph "Tcn" {') and 'subgraph "cluster_blocks.4/body.0" {' in dot
+    written = view.save(tmp_path / "view")
+    assert sorted(p.name for p in written) == [
+        "Tcn_explorer.json", "Tcn_explorer_cycles.json", "Tcn_graph.dot", "Tcn_graph.html"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [
         "Tcn_debug.xml", "Tcn_per-layer.csv", "Tcn_summary_Ethos_U55_High_End_Embedded.csv",
         "Tcn_vela.npz", "Tcn_vela_cmd.bin"]
     assert (tmp_path / "Tcn_vela_cmd.bin").read_bytes()[:4] == b"COP1"
@@ -210,3 +237,15 @@ def test_cli_inspect_prints_the_table_and_writes_json_beside_the_outputs(tmp_pat
     assert (tmp_path / "conv1d_stride_vela_cmd.bin").exists()
     assert compile_main.run(["conv1d_stride", "--save-vela", "-o", str(tmp_path)]) == 2
     assert "--save-vela applies to the Ethos-U targets" in capsys.readouterr().err
+
+
+def test_explorer_adapter_reads_the_view_beside_the_tosa(tcn_int, tmp_path):
+    """Runs only where ai-edge-model-explorer is installed (the `explorer` extra)."""
+    pytest.importorskip("model_explorer")
+    from torch2tosa.inspection.explorer_extension.main import Torch2TosaAdapter
+
+    compiled, fresh = tcn_int
+    compiled.save(tmp_path, "tcn")
+    compiled.view(compiled.inspect(*fresh)).save(tmp_path, "tcn")
+    graphs = Torch2TosaAdapter().convert(str(tmp_path / "tcn.tosa"), {})
+    assert graphs["graphs"][0].id == compiled.name

@@ -67,7 +67,8 @@ def layer_rows(quantized, compiled, inputs: tuple,
                              tap.name, scale=tap.scale, max_steps=compared.max_steps,
                              within_one_step=compared.within_one_step,
                              snr_db=compared.float_snr_db,
-                             float_max_abs_error=compared.float_max_abs_error))
+                             float_max_abs_error=compared.float_max_abs_error,
+                             modules=tap.modules))
     return rows
 
 
@@ -91,7 +92,8 @@ def float_layer_rows(model, compiled, inputs: tuple,
             actual, expected = graph[n + k], recorder.values[tap.name].detach().numpy()
         compared = checking.compare([actual], [expected])[0]
         rows.append(LayerRow(k, tap.module, tap.ops, tap.line, tuple(actual.shape), tap.output,
-                             tap.name, max_abs_error=compared.max_abs_error))
+                             tap.name, max_abs_error=compared.max_abs_error,
+                             modules=tap.modules))
     return rows
 
 

@@ -34,6 +34,7 @@ class LayerRow:
     snr_db: float | None = None
     float_max_abs_error: float | None = None
     max_abs_error: float | None = None
+    modules: tuple[str, ...] = ()  # every module whose ops compute it (conv and ReLU)
     failed: list[str] = field(default_factory=list)  # the thresholds it fails
 
 

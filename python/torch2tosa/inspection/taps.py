@@ -45,6 +45,7 @@ class Tap:
     output: int | None = None  # which model output it is, if it is one
     scale: float | None = None  # the quantization step (INT)
     node: str = ""  # the node whose value is the tap (the quantize node, on INT)
+    modules: tuple[str, ...] = ()  # every module whose ops compute it (the conv's and the ReLU's)
 
 
 def _target_name(node: torch.fx.Node) -> str:
@@ -74,8 +75,9 @@ def _source_line(node: torch.fx.Node) -> str:
     return f"{Path(path).name}:{number}" if path else line
 
 
-def _ops_between(node: torch.fx.Node) -> tuple[str, ...]:
-    """The non-Q/DQ ops computing `node` back to the dequantize nodes (or inputs) it reads."""
+def _ops_between(node: torch.fx.Node) -> list[torch.fx.Node]:
+    """The non-Q/DQ ops computing `node` back to the dequantize nodes (or inputs) it reads,
+    in graph order, shape-only ops left out."""
     ops, todo, seen = [], [node], set()
     while todo:
         n = todo.pop()
@@ -85,8 +87,8 @@ def _ops_between(node: torch.fx.Node) -> tuple[str, ...]:
         ops.append(n)
         todo.extend(a for a in n.all_input_nodes)
     order = {n: i for i, n in enumerate(node.graph.nodes)}
-    return tuple(name for name in (_target_name(n) for n in sorted(ops, key=order.get))
-                 if name != "getitem" and not any(s in name for s in _NOT_A_LAYER))
+    return [n for n in sorted(ops, key=order.get)
+            if not any(s in _target_name(n) for s in ("getitem", *_NOT_A_LAYER))]
 
 
 def _output_leaves(graph: torch.fx.Graph) -> list[torch.fx.Node]:
@@ -111,8 +113,11 @@ def quantized_taps(gm: torch.fx.GraphModule, root: str) -> list[Tap]:
             op, ops = op.args[0].args[0], ("requantize",)
         if not isinstance(op, torch.fx.Node) or op.op != "call_function":
             continue  # a graph input's quantize
-        taps.append(Tap(op.name, _module_path(op, root), ops or _ops_between(op),
-                        _source_line(op), outputs.get(node), float(node.args[1]), node.name))
+        between = _ops_between(op) if ops is None else [op]
+        modules = tuple(dict.fromkeys(_module_path(n, root) for n in between))
+        taps.append(Tap(op.name, _module_path(op, root),
+                        ops or tuple(_target_name(n) for n in between), _source_line(op),
+                        outputs.get(node), float(node.args[1]), node.name, modules))
     return taps
 
 
@@ -130,8 +135,9 @@ def float_taps(gm: torch.fx.GraphModule, root: str) -> list[Tap]:
         value = node.meta.get("val")
         if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
             continue
-        taps.append(Tap(node.name, _module_path(node, root), (_target_name(node),),
-                        _source_line(node), outputs.get(node), None, node.name))
+        module = _module_path(node, root)
+        taps.append(Tap(node.name, module, (_target_name(node),), _source_line(node),
+                        outputs.get(node), None, node.name, (module,)))
     return taps
 
 

@@ -488,9 +488,10 @@ def make_parser() -> argparse.ArgumentParser:
                         help="max abs error for --check on a float target (a finite number "
                              ">= 0; default 1e-05)")
     parser.add_argument("--inspect", action="store_true",
-                        help="per-layer accuracy (docs/inspect.md): print the table, write "
-                             "NAME_inspect.json and NAME_inspect.png (needs matplotlib) beside "
-                             "the outputs; on Ethos-U targets also Vela's cycles per layer")
+                        help="per-layer accuracy (docs/inspect.md): print the table; write "
+                             "NAME_inspect.json, NAME_inspect.png (needs matplotlib) and the "
+                             "graph (NAME_graph.html/.dot, NAME_explorer*.json for Model "
+                             "Explorer) beside the outputs; Ethos-U: Vela's cycles per layer")
     parser.add_argument("--gru-form", choices=RECURRENT_FORMS,
                         help="GRU/LSTM/RNN lowering: unrolled timesteps (default), or one "
                              "tosa.while_loop per layer")
@@ -596,7 +597,7 @@ def _compile(args, progress) -> int:
     if args.inspect:
         with stage(progress, "inspect"):
             inspected = compiled.inspect()
-        print(inspect_output(inspected, vela, Path(args.output_dir), name))
+        print(inspect_output(compiled, inspected, vela, Path(args.output_dir), name))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
@@ -604,9 +605,10 @@ def _compile(args, progress) -> int:
     return 0
 
 
-def inspect_output(report, vela, directory: Path, name: str) -> str:
-    """--inspect: the per-layer table (and Vela's top layers), NAME_inspect.json and, with
-    matplotlib, NAME_inspect.png beside the outputs."""
+def inspect_output(compiled, report, vela, directory: Path, name: str) -> str:
+    """--inspect: the per-layer table (and Vela's top layers), NAME_inspect.json, the graph
+    (NAME_graph.html, NAME_graph.dot, NAME_explorer*.json) and, with matplotlib,
+    NAME_inspect.png beside the outputs."""
     from ..support.files import write_output
 
     json_path = directory / f"{name}_inspect.json"
@@ -615,6 +617,7 @@ def inspect_output(report, vela, directory: Path, name: str) -> str:
     if vela is not None and vela.layers is not None:
         lines.append(vela.layers.summary())
     written = [str(json_path)]
+    written += [str(p) for p in compiled.view(report, vela).save(directory, name)]
     try:
         written.append(str(report.plot(directory / f"{name}_inspect.png")))
     except Torch2TosaError as e:  # no matplotlib: the table and the JSON still stand
