@@ -196,15 +196,16 @@ class CheckReport:
     def max_abs_error(self) -> float:
         return max((o.max_abs_error for o in self.outputs), default=0.0)
 
+    def output_line(self, o: OutputComparison) -> str:
+        verdict = "ok" if o.ok(self.atol) else "MISMATCH"
+        return (f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
+                f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {self.atol:g}]")
+
     def summary(self) -> str:
         """One line per output: max abs and rel error against PyTorch, ok or MISMATCH."""
-        lines = [f"check: {'ok' if self.ok else 'MISMATCH'} (float graph vs PyTorch, "
-                 f"atol {self.atol:g})"]
-        for o in self.outputs:
-            verdict = "ok" if o.ok(self.atol) else f"MISMATCH: max abs error > atol {self.atol:g}"
-            lines.append(f"  output {o.index} {list(o.shape)}: max abs error "
-                         f"{o.max_abs_error:.3g}, max rel error {o.max_rel_error:.3g} [{verdict}]")
-        return "\n".join(lines)
+        return "\n".join([f"check: {'ok' if self.ok else 'MISMATCH'} (float graph vs PyTorch, "
+                          f"atol {self.atol:g})"]
+                         + [f"  {self.output_line(o)}" for o in self.outputs])
 
 
 @dataclass
@@ -237,17 +238,18 @@ class QuantizedCheckReport:
         errors = [o.float_max_abs_error for o in self.outputs if o.float_max_abs_error is not None]
         return max(errors) if errors else None
 
+    def output_line(self, o: QuantizedComparison) -> str:
+        """Steps vs PT2E, error and SNR vs float, [ok] or [MISMATCH: the thresholds failed]."""
+        failed = self.output_failures(o)
+        line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at "
+                f"most from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
+        if o.float_snr_db is not None:
+            line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, SNR "
+                     f"{o.float_snr_db:.1f} dB")
+        return f"{line} [{'MISMATCH: ' + '; '.join(failed) if failed else 'ok'}]"
+
     def summary(self) -> str:
-        """One line per output: steps vs PT2E, error and SNR vs float, and which threshold
-        failed."""
-        lines = [f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs the PT2E model "
-                 f"and the float model; {self.thresholds.describe()})"]
-        for o in self.outputs:
-            failed = self.output_failures(o)
-            line = (f"  output {o.index} {list(o.shape)}: {o.max_steps:.3g} steps at most from "
-                    f"PT2E, {100 * o.within_one_step:.2f}% within one step")
-            if o.float_snr_db is not None:
-                line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, SNR "
-                         f"{o.float_snr_db:.1f} dB")
-            lines.append(f"{line} [{'FAILED ' + '; '.join(failed) if failed else 'ok'}]")
-        return "\n".join(lines)
+        """One line per output (`output_line`) under the verdict and the thresholds."""
+        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs the PT2E "
+                          f"model and the float model; {self.thresholds.describe()})"]
+                         + [f"  {self.output_line(o)}" for o in self.outputs])

@@ -7,7 +7,8 @@ INT graph, per tap (a quantized op's output; a recurrent layer's output):
 FP graph, per tap (a leaf module's output): max |graph - eager|.
 
 The rows at the model's outputs are computed as `check()` computes its figures (the same
-functions, the float model's eager outputs), so they reproduce them exactly. The TOSA graph's
+functions, the compiled graph's own outputs, the float model's eager outputs), so they
+reproduce them exactly. The TOSA graph's
 intermediate values come from one run of the model compiled again with the taps as extra
 outputs (`taps.tapped_module`, the same pipeline): the caller passes the compile function
 (`recompile`), so this layer never imports the API above it.
@@ -42,8 +43,9 @@ def layer_rows(quantized, compiled, inputs: tuple,
     if not taps:
         raise Torch2TosaError("inspect: the quantized model has no quantized op outputs")
     tapped = taps_.tapped_module(quantized, taps)
-    graph = _run_tapped(recompile(tapped), inputs)
+    graph = _run_graph(recompile(tapped), inputs)
     n = len(graph) - len(taps)  # the model's own outputs come first
+    graph[:n] = _run_graph(compiled, inputs)  # the outputs as check() sees them
     with torch.no_grad():
         emulated = checking.to_numpy(checking.flatten_tensors(tapped(*inputs)))
     float_model = quantized.meta.get(graph_abi.FLOAT_MODEL_META)
@@ -78,8 +80,9 @@ def float_layer_rows(model, compiled, inputs: tuple,
     exported = export(model, inputs).module()
     taps = taps_.float_taps(exported, _root_name(model))
     tapped = taps_.tapped_module(exported, taps)
-    graph = _run_tapped(recompile(tapped), inputs)
+    graph = _run_graph(recompile(tapped), inputs)
     n = len(graph) - len(taps)
+    graph[:n] = _run_graph(compiled, inputs)  # the outputs as check() sees them
     recorder = taps_.Recorder(exported, {t.name for t in taps})
     with torch.no_grad():
         recorder.run(*inputs)
@@ -107,11 +110,11 @@ def inspect(compiled, inputs: tuple, recompile: Callable, thresholds: checking.T
     return AccuracyReport(compiled.name, compiled.target.name, rows, thresholds, atol)
 
 
-def _run_tapped(tapped_compiled, inputs: tuple) -> list[np.ndarray]:
-    """The tapped graph's outputs in PyTorch's layout."""
-    graph_inputs = [t for t in tapped_compiled.graph_layout(inputs) if isinstance(t, torch.Tensor)]
-    outputs = tapped_compiled.run_reference(*graph_inputs)
-    nwc = tapped_compiled.nwc_io[1]
+def _run_graph(compiled, inputs: tuple) -> list[np.ndarray]:
+    """A compiled graph's outputs, in PyTorch's layout, on `inputs` (PyTorch's layout)."""
+    graph_inputs = [t for t in compiled.graph_layout(inputs) if isinstance(t, torch.Tensor)]
+    outputs = compiled.run_reference(*graph_inputs)
+    nwc = compiled.nwc_io[1]
     return [np.ascontiguousarray(o.transpose(graph_abi.NWC_PERMUTATION)) if i in nwc else o
             for i, o in enumerate(outputs)]
 

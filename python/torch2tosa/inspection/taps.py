@@ -29,6 +29,8 @@ from ..support.diagnostics import module_label
 # torchao registers these ops when it is imported: matched by name
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
+# Ops making a constant from a shape (a recurrence's zero state): never an INT tap.
+_CONSTANT_MAKERS = ("zeros", "ones", "full", "empty", "arange", "scalar_tensor", "new_")
 # What reads only shapes or moves nothing: never a float tap.
 _NOT_A_LAYER = ("getitem", "sym_size", "_guards_fn", "zeros", "full", "arange", "empty",
                 "scalar_tensor", "_assert", "dropout", "alias", "detach", "clone")
@@ -113,6 +115,8 @@ def quantized_taps(gm: torch.fx.GraphModule, root: str) -> list[Tap]:
             op, ops = op.args[0].args[0], ("requantize",)
         if not isinstance(op, torch.fx.Node) or op.op != "call_function":
             continue  # a graph input's quantize
+        if _target_name(op).startswith(_CONSTANT_MAKERS):
+            continue  # a constant made from a shape (a recurrence's zero state): no layer
         between = _ops_between(op) if ops is None else [op]
         modules = tuple(dict.fromkeys(_module_path(n, root) for n in between))
         taps.append(Tap(op.name, _module_path(op, root),

@@ -420,22 +420,7 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
 
 
 def check_lines(report) -> list[str]:
-    lines = []
-    for o in report.outputs:
-        if hasattr(report, "atol"):
-            verdict = "ok" if o.ok(report.atol) else "MISMATCH"
-            lines.append(f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
-                         f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {report.atol:g}]")
-            continue
-        failed = report.output_failures(o)
-        verdict = "MISMATCH: " + "; ".join(failed) if failed else "ok"
-        line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at most "
-                f"from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
-        if o.float_snr_db is not None:
-            line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, "
-                     f"SNR {o.float_snr_db:.1f} dB")
-        lines.append(f"{line} [{verdict}]")
-    return lines
+    return [report.output_line(o) for o in report.outputs]
 
 
 # --- the command line ---------------------------------------------------------------------
