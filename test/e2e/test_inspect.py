@@ -281,3 +281,10 @@ def test_inspect_taps_skip_a_recurrence_zero_state():
     assert [(t.module, t.ops, t.output) for t in taps] == [
         ("self.rnn (LSTM)", ("lstm",), 0), ("self.rnn (LSTM)", ("lstm",), 1),
         ("self.rnn (LSTM)", ("lstm",), 2)]
+
+
+def test_inspect_plot_writes_a_png(tcn_report, tmp_path):
+    """Runs only where matplotlib is installed (the `plot` extra)."""
+    pytest.importorskip("matplotlib")
+    path = tcn_report.plot(tmp_path / "snr.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
