@@ -379,6 +379,8 @@ FLAG_CASES = {
     "--quiet": ([*B, "--quiet"], B),
     "--progress-interval": ([*B, "--progress-interval", "0.0001"], B),
     "--list-examples": ([*B, "--list-examples"], B),
+    "--inspect": ([*B, "--inspect"], B),
+    "--save-vela rejected": ([*B, "--save-vela"], B),
 }
 _TIMING = re.compile(r"\[ *[0-9.]+s\]|\([0-9]+ s\)")
 
