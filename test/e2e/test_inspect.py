@@ -173,7 +173,8 @@ def test_check_reports_have_a_summary():
 
 
 def test_taps_tapped_module_returns_outputs_then_taps(tcn_int):
-    quantized, inputs = _quantized_tcn()
+    compiled, inputs = tcn_int
+    quantized = compiled._model  # the PT2E GraphModule it was compiled from
     taps = taps_.quantized_taps(quantized, "Tcn")
     tapped = taps_.tapped_module(quantized, taps)
     with torch.no_grad():
