@@ -95,9 +95,13 @@ class CompiledModel:
         return stats.op_counts(self.module)
 
     def vela(self, accelerator: str | None = None, *, system_config: str | None = None,
-             memory_mode: str | None = None):
+             memory_mode: str | None = None, per_layer: bool = False,
+             save_to: str | Path | None = None):
         """Compiles the `.tosa` with Arm's Vela for an Ethos-U (default: this model's target)
-        and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash."""
+        and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash; with
+        `per_layer`, `report.layers` holds each op's cycles and memory mapped to the model's
+        modules (`layers.summary()`: the top modules by cycles). `save_to`: a directory to
+        keep Vela's outputs in (its .npz, CSVs, debug database, the command stream)."""
         from .backends import vela  # optional dependency: ethos-u-vela
 
         accelerator = accelerator or self.target.accelerator
@@ -109,7 +113,8 @@ class CompiledModel:
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
-                             memory_mode=memory_mode, name=self.name, module=self.module)
+                             memory_mode=memory_mode, name=self.name, module=self.module,
+                             per_layer=per_layer, save_to=save_to)
 
     def save(self, directory: str | Path = ".", name: str | None = None, *,
              progress: bool | None = None) -> tuple[Path, Path]:
@@ -290,20 +295,22 @@ class CompiledModel:
             outputs = checking.flatten_tensors(model(*inputs))
         return checking.to_numpy(self.graph_layout(outputs, outputs=True))
 
-    def check(self, *inputs, atol: float = 1e-5):
+    def check(self, *inputs, atol: float | None = None, max_steps: float | None = None,
+              min_within_one_step: float | None = checking.MIN_WITHIN_ONE_STEP,
+              min_snr_db: float | None = None):
         """Compares the reference model with eager PyTorch on `inputs` (default: the examples;
         tensors or numpy arrays in PyTorch's layout, checked against the example inputs).
 
-        A float graph: max abs error against the model, within `atol` (a CheckReport).
+        A float graph: max abs error against the model, within `atol` (default 1e-5; a
+        CheckReport).
         An integer graph: quantization steps against the PT2E model, which emulates the
-        integer arithmetic (ok when checking.MIN_WITHIN_ONE_STEP of each output is within one step),
-        plus max abs error and SNR against the float model when it is known (a
-        QuantizedCheckReport; `atol` does not apply)."""
-        if self._model is None:
-            raise Torch2TosaError("check() needs the PyTorch model this was compiled from")
-        if inputs:
-            check_inputs(inputs, [spec_of(v) for v in self._example_inputs], "check")
-        inputs = tuple(as_tensor(v) for v in inputs) or self._example_inputs
+        integer arithmetic, and SNR against the float model when it is known (a
+        QuantizedCheckReport), judged per output by `checking.Thresholds(max_steps,
+        min_within_one_step, min_snr_db)` (None: not checked); its `failures` and
+        `summary()` say which threshold failed at which output. `atol` is refused there,
+        as the thresholds are for a float graph."""
+        thresholds = self._check_thresholds(atol, max_steps, min_within_one_step, min_snr_db)
+        inputs = self._check_inputs(inputs, "check")
         start = time.perf_counter()
         actual = self.run_reference(*[t for t in self.graph_layout(inputs)
                                       if isinstance(t, torch.Tensor)])
@@ -311,11 +318,67 @@ class CompiledModel:
         expected = self._eager_outputs(self._model, inputs)
         out_specs = self.io_quantization[1]
         if not out_specs:
-            return checking.CheckReport(checking.compare(actual, expected), atol)
+            return checking.CheckReport(checking.compare(actual, expected),
+                                       _ATOL if atol is None else atol)
         floats = (None if self._float_model is None
                   else self._eager_outputs(self._float_model, inputs))
-        return checking.QuantizedCheckReport(checking.compare_quantized(actual, expected, out_specs,
-                                                                floats))
+        return checking.QuantizedCheckReport(
+            checking.compare_quantized(actual, expected, out_specs, floats), thresholds)
+
+    def inspect(self, *inputs, atol: float | None = None, max_steps: float | None = None,
+                min_within_one_step: float | None = checking.MIN_WITHIN_ONE_STEP,
+                min_snr_db: float | None = None):
+        """Per-layer accuracy (docs/inspect.md): the graph, the PT2E model and the float model
+        compared at every tensor they share, each row mapped to the module and source line;
+        the thresholds as `check`'s, the first layer failing one flagged. Returns an
+        `inspection.AccuracyReport` (summary(), to_json(), plot(path))."""
+        from .inspection import accuracy  # the layer above checking: loaded on use
+
+        thresholds = self._check_thresholds(atol, max_steps, min_within_one_step, min_snr_db,
+                                            "inspect")
+        inputs = self._check_inputs(inputs, "inspect")
+        steps, nwc = self.pipeline, self.channels_last_io
+        return accuracy.inspect(self, inputs, lambda model: compile(
+            model, inputs, name=f"{self.name}_inspect", target=self.target, pipeline=steps,
+            channels_last_io=nwc, progress=False), thresholds, _ATOL if atol is None else atol)
+
+    def view(self, accuracy=None, vela=None):
+        """The TOSA graph grouped by the model's modules (`inspection.graph_view.GraphView`:
+        to_html(), to_dot(), explorer_graphs() for Model Explorer, save(directory)), with
+        the figures of an `inspect` report and a `vela(per_layer=True)` report on its ops."""
+        from .inspection import graph_view
+
+        return graph_view.build(self.name, self.module, accuracy,
+                                None if vela is None else vela.layers)
+
+    def _check_inputs(self, inputs: tuple, what: str) -> tuple:
+        if self._model is None:
+            raise Torch2TosaError(f"{what}() needs the PyTorch model this was compiled from")
+        if inputs:
+            check_inputs(inputs, [spec_of(v) for v in self._example_inputs], what)
+        return tuple(as_tensor(v) for v in inputs) or self._example_inputs
+
+    def _check_thresholds(self, atol, max_steps, min_within_one_step, min_snr_db,
+                          what: str = "check") -> checking.Thresholds:
+        """The INT thresholds; `atol` only on a float graph, the INT ones only on an INT one."""
+        if self.target.is_int and atol is not None:
+            raise Torch2TosaError(
+                f"{what}(atol=...) applies to float graphs; this integer graph is checked in "
+                f"quantization steps: pass max_steps=, min_within_one_step= or min_snr_db=")
+        given = [n for n, v in (("max_steps", max_steps), ("min_snr_db", min_snr_db),
+                                ("min_within_one_step", min_within_one_step))
+                 if v is not None and (n != "min_within_one_step"
+                                       or v != checking.MIN_WITHIN_ONE_STEP)]
+        if not self.target.is_int and given:
+            raise Torch2TosaError(
+                f"{what}({'=..., '.join(given)}=...) applies to integer graphs; this float "
+                f"graph ('{self.target.name}') is checked in max abs error: pass atol=")
+        if atol is not None and not (isinstance(atol, (int, float)) and 0 <= atol < float("inf")):
+            raise Torch2TosaError(f"atol must be a finite number >= 0, got {atol!r}")
+        return checking.Thresholds(max_steps, min_within_one_step, min_snr_db)
+
+
+_ATOL = 1e-5  # check()'s default on a float graph
 
 
 # MLIR element types as numpy names them (what `graph_inputs` and its errors say).

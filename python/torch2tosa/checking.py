@@ -140,6 +140,49 @@ def snr_db(reference: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> flo
     return float("inf") if noise == 0 else float(10 * np.log10(signal / noise))
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """What an INT graph must meet, per output (None: not checked). Against the PT2E model
+    (which emulates the integer arithmetic): at most `max_steps` quantization steps on any
+    element and at least `min_within_one_step` of the elements within one step; against the
+    float model (when known): an SNR of at least `min_snr_db`."""
+
+    max_steps: float | None = None
+    min_within_one_step: float | None = MIN_WITHIN_ONE_STEP
+    min_snr_db: float | None = None
+
+    def __post_init__(self):
+        for name in ("max_steps", "min_within_one_step", "min_snr_db"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or value != value):
+                raise Torch2TosaError(f"{name} must be a number or None, got {value!r}")
+        if self.min_within_one_step is not None and not 0 <= self.min_within_one_step <= 1:
+            raise Torch2TosaError(f"min_within_one_step is a fraction in [0, 1], got "
+                                  f"{self.min_within_one_step!r}")
+        if self.max_steps is not None and self.max_steps < 0:
+            raise Torch2TosaError(f"max_steps must be >= 0, got {self.max_steps!r}")
+
+    def failures(self, max_steps: float, within_one_step: float,
+                 snr: float | None) -> list[str]:
+        """Which thresholds these figures fail, each as `name: figure vs threshold`."""
+        failed = []
+        if self.max_steps is not None and max_steps > self.max_steps:
+            failed.append(f"max_steps: {max_steps:g} steps > {self.max_steps:g}")
+        if self.min_within_one_step is not None and within_one_step < self.min_within_one_step:
+            failed.append(f"min_within_one_step: {100 * within_one_step:.2f}% < "
+                          f"{100 * self.min_within_one_step:g}%")
+        if self.min_snr_db is not None and snr is not None and snr < self.min_snr_db:
+            failed.append(f"min_snr_db: {snr:.1f} dB < {self.min_snr_db:g} dB")
+        return failed
+
+    def describe(self) -> str:
+        parts = [f"max_steps {self.max_steps:g}" if self.max_steps is not None else "",
+                 f"min_within_one_step {100 * self.min_within_one_step:g}%"
+                 if self.min_within_one_step is not None else "",
+                 f"min_snr_db {self.min_snr_db:g}" if self.min_snr_db is not None else ""]
+        return ", ".join(p for p in parts if p) or "no thresholds"
+
+
 @dataclass
 class CheckReport:
     outputs: list[OutputComparison]
@@ -153,19 +196,60 @@ class CheckReport:
     def max_abs_error(self) -> float:
         return max((o.max_abs_error for o in self.outputs), default=0.0)
 
+    def output_line(self, o: OutputComparison) -> str:
+        verdict = "ok" if o.ok(self.atol) else "MISMATCH"
+        return (f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
+                f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {self.atol:g}]")
+
+    def summary(self) -> str:
+        """One line per output: max abs and rel error against PyTorch, ok or MISMATCH."""
+        return "\n".join([f"check: {'ok' if self.ok else 'MISMATCH'} (float graph vs PyTorch, "
+                          f"atol {self.atol:g})"]
+                         + [f"  {self.output_line(o)}" for o in self.outputs])
+
 
 @dataclass
 class QuantizedCheckReport:
-    """An integer graph against the PT2E model (quantization steps) and the float model."""
+    """An integer graph against the PT2E model (quantization steps) and the float model,
+    judged by `thresholds`; `failures` says which threshold each output fails."""
 
     outputs: list[QuantizedComparison]
-    min_fraction: float = MIN_WITHIN_ONE_STEP
+    thresholds: Thresholds = Thresholds()
+
+    @property
+    def min_fraction(self) -> float:
+        return self.thresholds.min_within_one_step or 0.0
+
+    def output_failures(self, output: QuantizedComparison) -> list[str]:
+        return self.thresholds.failures(output.max_steps, output.within_one_step,
+                                        output.float_snr_db)
+
+    @property
+    def failures(self) -> list[tuple[int, str]]:
+        """(output index, `threshold: figure vs limit`) for every threshold an output fails."""
+        return [(o.index, f) for o in self.outputs for f in self.output_failures(o)]
 
     @property
     def ok(self) -> bool:
-        return all(o.ok(self.min_fraction) for o in self.outputs)
+        return not self.failures
 
     @property
     def max_abs_error(self) -> float | None:
         errors = [o.float_max_abs_error for o in self.outputs if o.float_max_abs_error is not None]
         return max(errors) if errors else None
+
+    def output_line(self, o: QuantizedComparison) -> str:
+        """Steps vs PT2E, error and SNR vs float, [ok] or [MISMATCH: the thresholds failed]."""
+        failed = self.output_failures(o)
+        line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at "
+                f"most from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
+        if o.float_snr_db is not None:
+            line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, SNR "
+                     f"{o.float_snr_db:.1f} dB")
+        return f"{line} [{'MISMATCH: ' + '; '.join(failed) if failed else 'ok'}]"
+
+    def summary(self) -> str:
+        """One line per output (`output_line`) under the verdict and the thresholds."""
+        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs the PT2E "
+                          f"model and the float model; {self.thresholds.describe()})"]
+                         + [f"  {self.output_line(o)}" for o in self.outputs])

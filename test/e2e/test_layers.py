@@ -27,8 +27,9 @@ LAYERS = {
     "passes": 3,
     "pipeline": 4, "frontend": 4, "backends": 4,
     "quantization": 5, "checking": 5, "step": 5,
-    "api": 6, "testing": 6,
-    "tools": 7,
+    "inspection": 6, "testing": 6,
+    "api": 7,
+    "tools": 8,
 }
 
 

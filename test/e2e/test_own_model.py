@@ -389,6 +389,8 @@ FLAG_CASES = {
     "--hop rejected": ([*B, "--hop", "2"], B),
     "--frame-rate": ([*B, "--streaming", "--frame-rate", "100"], [*B, "--streaming"]),
     "--max-lookahead": ([*B, "--streaming", "--max-lookahead", "1"], [*B, "--streaming"]),
+    "--inspect": ([*B, "--inspect"], B),
+    "--save-vela rejected": ([*B, "--save-vela"], B),
 }
 _TIMING = re.compile(r"\[ *[0-9.]+s\]|\([0-9]+ s\)")
 

@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from ..support.diagnostics import Torch2TosaError
-from . import native
+from . import native, vela_layers
 
 VELA_VERSION = "5.2.0"
 INSTALL_HINT = f"pip install 'torch2tosa[ethos-u]'  (or: pip install ethos-u-vela=={VELA_VERSION})"
@@ -98,6 +98,9 @@ class VelaReport:
     # NAME_vela.npz (--output-format=raw): cmd_data, weight_data, scratch and I/O layout.
     output: bytes = field(repr=False)
     command: list[str] = field(repr=False, default_factory=list)
+    # run_vela(per_layer=True): each scheduled op's cost, mapped to the model (vela_layers)
+    layers: "vela_layers.VelaLayers | None" = field(repr=False, default=None)
+    debug_db: str = field(repr=False, default="")  # NAME_debug.xml, when Vela wrote it
 
     @property
     def inference_time_ms(self) -> float:
@@ -153,18 +156,27 @@ def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mo
 def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
              memory_mode: str | None = None, name: str = "model",
              extra_flags: Sequence[str] = (), timeout: float | None = None,
-             module=None) -> VelaReport:
+             module=None, per_layer: bool = False,
+             save_to: str | Path | None = None) -> VelaReport:
     """Compiles a `.tosa` flatbuffer for `accelerator` (a key of `ACCELERATORS`).
 
     system_config / memory_mode: sections of Arm/vela.ini to use instead of the target's defaults.
     extra_flags: further Vela flags, e.g. ["--optimise=Size", "--arena-cache-size=262144"].
     module: the TOSA module the flatbuffer was serialized from; if Vela crashes, the error
     names the layer it crashes at (`vela_crash.crashing_layer`).
+    per_layer: also read Vela's per-layer performance into `report.layers`, each op
+    mapped to the model's module through `module` (`vela_layers`).
+    save_to: a directory to keep Vela's outputs in (`saved_outputs`).
     Raises VelaError if Vela rejects the graph, crashes or leaves any op to the CPU.
     """
+    flags = [*extra_flags, *(vela_layers.PER_LAYER_FLAGS if per_layer or save_to else ())]
     try:
-        return _run_vela(flatbuffer, accelerator, system_config, memory_mode, name, extra_flags,
-                         timeout)
+        report = _run_vela(flatbuffer, accelerator, system_config, memory_mode, name, flags,
+                           timeout, save_to)
+        if per_layer:
+            report.layers = vela_layers.read_layers(report.debug_db, flatbuffer, module,
+                                                    report.total_cycles)
+        return report
     except VelaError as e:
         if e.signal is None or module is None:
             raise
@@ -173,7 +185,7 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
         def crashes(prefix: bytes) -> bool:
             try:
                 _run_vela(prefix, accelerator, system_config, memory_mode, name, extra_flags,
-                          timeout)
+                          timeout, None)
             except VelaError as probe:
                 return probe.signal is not None
             return False
@@ -187,7 +199,7 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
 
 def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
               memory_mode: str | None, name: str, extra_flags: Sequence[str],
-              timeout: float | None) -> VelaReport:
+              timeout: float | None, save_to: str | Path | None) -> VelaReport:
     target = accelerator_config(accelerator)
     system_config = system_config or target.system_config
     memory_mode = memory_mode or target.memory_mode
@@ -216,6 +228,10 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
             raise VelaError(f"Vela ({accelerator}) exited 0 but did not write {stem}_vela.npz and "
                             f"one {stem}_summary_*.csv:\n{log.strip()}", log=log)
         report = _report(summaries[0].read_text(), log, npz.read_bytes(), command, memory_mode)
+        debug = out_dir / f"{stem}_debug.xml"
+        report.debug_db = debug.read_text() if debug.exists() else ""
+        if save_to is not None:
+            save_outputs(out_dir, Path(save_to), stem, report)
     if report.cpu_ops:
         raise VelaError(f"Vela ({accelerator}) left {report.cpu_ops} ops to the CPU, which cannot "
                         "run TOSA input:\n" + log.strip(), log=log)
@@ -355,6 +371,24 @@ def _reproducer_command(flatbuffer: bytes, command: list[str]) -> str:
     args = [Path(command[0]).name, kept] + [
         a for a in command[2:] if not a.startswith("--output-dir=")]
     return " ".join(args)
+
+
+def save_outputs(out_dir: Path, directory: Path, stem: str, report: VelaReport) -> list[Path]:
+    """Copies what Vela wrote into `directory` (NAME_vela.npz: command stream, weights and
+    I/O layout; NAME_summary_*.csv; NAME_per-layer.csv; NAME_debug.xml) and the command
+    stream alone as NAME_vela_cmd.bin. Vela writes no optimized .tosa for TOSA input."""
+    from ..support.files import make_output_dir, write_output
+
+    make_output_dir(directory)
+    written = []
+    for path in sorted(out_dir.iterdir()):
+        write_output(path.read_bytes(), directory / path.name)
+        written.append(directory / path.name)
+    command_stream = npz_arrays(report).get("cmd_data")
+    if command_stream is not None:
+        write_output(command_stream.tobytes(), directory / f"{stem}_vela_cmd.bin")
+        written.append(directory / f"{stem}_vela_cmd.bin")
+    return written
 
 
 def npz_arrays(report: VelaReport) -> dict[str, np.ndarray]:

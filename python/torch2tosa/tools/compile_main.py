@@ -338,7 +338,8 @@ def check_flags(args, target: targets.Target) -> None:
             raise UsageError(f"{flag} applies to the INT targets ({int_targets}); --target "
                              f"{target.name} compiles the float model as it is")
     for flag, value in (("--system-config", args.system_config),
-                        ("--memory-mode", args.memory_mode)):
+                        ("--memory-mode", args.memory_mode),
+                        ("--save-vela", args.save_vela or None)):
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
@@ -428,21 +429,7 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
 
 
 def check_lines(report) -> list[str]:
-    lines = []
-    for o in report.outputs:
-        if hasattr(report, "atol"):
-            verdict = "ok" if o.ok(report.atol) else "MISMATCH"
-            lines.append(f"output {o.index} {list(o.shape)}: max abs error {o.max_abs_error:.3g}, "
-                         f"max rel error {o.max_rel_error:.3g} [{verdict}, atol {report.atol:g}]")
-            continue
-        verdict = "ok" if o.ok(report.min_fraction) else "MISMATCH"
-        line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at most "
-                f"from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
-        if o.float_snr_db is not None:
-            line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, "
-                     f"SNR {o.float_snr_db:.1f} dB")
-        lines.append(f"{line} [{verdict}]")
-    return lines
+    return [report.output_line(o) for o in report.outputs]
 
 
 # --- the command line ---------------------------------------------------------------------
@@ -504,6 +491,11 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--atol", type=tolerance,
                         help="max abs error for --check on a float target (a finite number "
                              ">= 0; default 1e-05)")
+    parser.add_argument("--inspect", action="store_true",
+                        help="per-layer accuracy (docs/inspect.md): print the table; write "
+                             "NAME_inspect.json, NAME_inspect.png (needs matplotlib) and the "
+                             "graph (NAME_graph.html/.dot, NAME_explorer*.json for Model "
+                             "Explorer) beside the outputs; Ethos-U: Vela's cycles per layer")
     parser.add_argument("--gru-form", choices=RECURRENT_FORMS,
                         help="GRU/LSTM/RNN lowering: unrolled timesteps (default), or one "
                              "tosa.while_loop per layer")
@@ -532,6 +524,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-lookahead", type=int, metavar="FRAMES",
                         help="--streaming: input frames an output may wait for beyond its hop "
                              "(0: the model must be causal)")
+    parser.add_argument("--save-vela", action="store_true",
+                        help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
+                             "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
                         help="while a stage runs longer, say so every SECONDS (default 10; "
@@ -614,17 +609,24 @@ def _compile(args, progress) -> int:
     report = stream_error = None
     if args.check:
         with stage(progress, "reference model"):
-            report = compiled.check(atol=args.atol if args.atol is not None else DEFAULTS["atol"])
+            report = compiled.check(**({} if target.is_int else {
+                "atol": args.atol if args.atol is not None else DEFAULTS["atol"]}))
         if sequence is not None:
             with stage(progress, "stream on the reference model"):
                 stream_error = stream_check(compiled, *sequence)
     vela = None
     if target.accelerator is not None:
         with stage(progress, "vela"):
-            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode)
+            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
+                                 per_layer=args.inspect,
+                                 save_to=args.output_dir if args.save_vela else None)
     print(summary(compiled, tosa_path, report, vela, extra))
     if sequence is not None:
         print(streaming_summary(compiled, vela, stream_error, args.max_lookahead))
+    if args.inspect:
+        with stage(progress, "inspect"):
+            inspected = compiled.inspect()
+        print(inspect_output(compiled, inspected, vela, Path(args.output_dir), name))
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
@@ -678,13 +680,35 @@ def streaming_summary(compiled, vela=None, stream_error=None, max_lookahead=None
     return "\n".join(lines)
 
 
+def inspect_output(compiled, report, vela, directory: Path, name: str) -> str:
+    """--inspect: the per-layer table (and Vela's top layers), NAME_inspect.json, the graph
+    (NAME_graph.html, NAME_graph.dot, NAME_explorer*.json) and, with matplotlib,
+    NAME_inspect.png beside the outputs."""
+    from ..support.files import write_output
+
+    json_path = directory / f"{name}_inspect.json"
+    write_output(report.to_json().encode(), json_path)
+    lines = [report.summary()]
+    if vela is not None and vela.layers is not None:
+        lines.append(vela.layers.summary())
+    written = [str(json_path)]
+    written += [str(p) for p in compiled.view(report, vela).save(directory, name)]
+    try:
+        written.append(str(report.plot(directory / f"{name}_inspect.png")))
+    except Torch2TosaError as e:  # no matplotlib: the table and the JSON still stand
+        lines.append(f"note: {e}")
+    lines.append("inspect: wrote " + ", ".join(written))
+    return "\n".join(lines)
+
+
 def check_failure(report, name: str, directory: str) -> str:
     if hasattr(report, "atol"):
         what = (f"outputs differ from PyTorch beyond atol={report.atol:g} "
                 f"(max abs error {report.max_abs_error:.3g})")
     else:
         what = (f"fewer than {100 * report.min_fraction:g}% of the output elements are within "
-                f"one quantization step of the PT2E model")
+                f"one quantization step of the PT2E model (output "
+                f"{', output '.join(str(i) for i in sorted({i for i, _ in report.failures}))})")
     return (f"check failed: {what}; {name}.tosa and {name}.mlir were kept in {directory} "
             f"for inspection")
 
