@@ -34,6 +34,7 @@ from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support import progress as progress_
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import native_cpu_kernels, torchao_quiet
+from .layer_schemes import LayerSchemes
 from .quantizer import SHARED_OPS, TosaQuantizer, get_scheme
 from .recurrent_calibration import calibrate
 
@@ -41,7 +42,8 @@ _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm
 
 
 def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8", *,
-             progress: bool | None = None) -> torch.fx.GraphModule:
+             progress: bool | None = None, target=None,
+             min_snr_db: float | None = None) -> torch.fx.GraphModule:
     """Quantizes `model` for TOSA INT; `calibration` is a list of input tuples (a lone tensor
     or numpy array counts as a 1-tuple), all of the dtypes and shapes the model is exported
     for (the first item's).
@@ -53,8 +55,19 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
 
     progress: a bar over the calibration items on stderr; None (default) shows it when
     stderr is a terminal and calibration takes more than a few seconds.
+
+    scheme="auto": int8 or int16 activations per layer, the fewest int16 layers that reach
+    `min_snr_db` on `target` (amp.py; a `LayerSchemes` gives the choice explicitly).
     """
-    scheme_name = get_scheme(scheme).name
+    if isinstance(scheme, str) and scheme == "auto":
+        from .amp import quantize_auto
+
+        return quantize_auto(model, calibration, target=target, min_snr_db=min_snr_db,
+                             progress=progress)
+    if min_snr_db is not None or target is not None:
+        raise Torch2TosaError("target and min_snr_db are scheme='auto''s; scheme "
+                              f"'{scheme}' quantizes every layer the same way")
+    scheme_name = scheme if isinstance(scheme, LayerSchemes) else get_scheme(scheme).name
     items = calibration_items(calibration)
     if is_quantized(model):
         original = getattr(model, "meta", {}).get(FLOAT_MODEL_META, model)
