@@ -20,13 +20,7 @@ from torch2tosa.testing import gru_reference, recurrent_reference
 T, F, H, CLASSES, BATCH = 24, 8, 24, 6, 32
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Small tensors and hundreds of steps: PyTorch's thread pool costs more than it gives."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _frozen(model):

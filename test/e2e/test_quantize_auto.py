@@ -32,13 +32,7 @@ class Small(nn.Module):
         return self.classifier((y * self.gate(y)).mean(dim=2))
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny tensors: PyTorch's thread pool costs more than it gives on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _model_and_items(count=8):

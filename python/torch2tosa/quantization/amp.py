@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import torch
@@ -79,10 +79,11 @@ class AmpReport:
                 f"{self.min_snr_db:g} dB)")
 
 
-def quantize_auto(model: nn.Module, calibration: Iterable[Any], *, target, min_snr_db: float,
+def quantize_auto(model: nn.Module, items: list[tuple], quantize: Callable,
+                  no_qat_folding: Callable, *, target, min_snr_db: float,
                   progress: bool | None = None) -> torch.fx.GraphModule:
-    from .quantize import calibration_items, quantize
-
+    """quantize(model, items, scheme="auto", ...) (`quantize` and its convert context
+    `no_qat_folding` passed in: quantize.py imports this module, not the other way)."""
     tosa_target = targets.get(target if target is not None else "tosa-int")
     if not tosa_target.is_int:
         raise Torch2TosaError(f"scheme='auto' chooses int8 or int16 activations for an INT "
@@ -90,14 +91,13 @@ def quantize_auto(model: nn.Module, calibration: Iterable[Any], *, target, min_s
     if min_snr_db is None or not math.isfinite(float(min_snr_db)):
         raise Torch2TosaError("scheme='auto' needs min_snr_db, the SNR in dB the quantized "
                               "model must reach against float on held-out calibration items")
-    items = calibration_items(calibration)
     if len(items) < 2:
         raise Torch2TosaError(f"scheme='auto' needs at least 2 calibration items (the last "
                               f"quarter is held out to measure the SNR); got {len(items)}")
     held = max(1, len(items) // 4)
     calib, held_out = items[:-held], items[-held:]
     # quantize checks the model (eval mode, not quantized) and gives the all-a8w8 model
-    search = _Search(model, calib, held_out, float(min_snr_db), progress)
+    search = _Search(model, calib, held_out, float(min_snr_db), no_qat_folding)
     quantize(model, calib[:1], "a8w8", progress=False)
     layers, int8_only = search.layers(tosa_target)
     candidates = [layer for layer in layers if layer not in int8_only]
@@ -116,8 +116,9 @@ class _Search:
     """The greedy search over one export of the model; `measured` caches each int16 set's SNR."""
 
     def __init__(self, model: nn.Module, calib: list[tuple], held_out: list[tuple],
-                 min_snr_db: float, progress):
-        self.model, self.calib, self.held_out, self.min = model, calib, held_out, min_snr_db
+                 min_snr_db: float, no_qat_folding: Callable):
+        self.calib, self.held_out, self.min = calib, held_out, min_snr_db
+        self.no_qat_folding = no_qat_folding
         self.exported = export(model, calib[0]).module()
         with torch.no_grad(), native_cpu_kernels():
             self.reference = [_outputs(model(*item)) for item in held_out]
@@ -162,13 +163,11 @@ class _Search:
         with torchao_quiet():
             from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-            from .quantize import _no_qat_folding
-
             prepared = prepare_pt2e(copy_graph_module(self.exported), TosaQuantizer(LayerSchemes(wide)))
             with torch.no_grad(), native_cpu_kernels():
                 for item in self.calib:
                     calibrate(prepared, item)
-                with _no_qat_folding():
+                with self.no_qat_folding():
                     converted = convert_pt2e(prepared)
                 outputs = [_outputs(converted(*item)) for item in self.held_out]
         return _snr_db(self.reference, outputs)

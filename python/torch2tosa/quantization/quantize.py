@@ -62,8 +62,8 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
     if isinstance(scheme, str) and scheme == "auto":
         from .amp import quantize_auto
 
-        return quantize_auto(model, calibration, target=target, min_snr_db=min_snr_db,
-                             progress=progress)
+        return quantize_auto(model, calibration_items(calibration), quantize, _no_qat_folding,
+                             target=target, min_snr_db=min_snr_db, progress=progress)
     if min_snr_db is not None or target is not None:
         raise Torch2TosaError("target and min_snr_db are scheme='auto''s; scheme "
                               f"'{scheme}' quantizes every layer the same way")
