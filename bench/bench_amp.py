@@ -80,8 +80,13 @@ def bench(name: str, target: str) -> dict:
         request = math.floor((row["a8w8_pt2e_db"] + row["a16w8_pt2e_db"]) / 2 * 2) / 2
     row["requested_db"] = request
     start = time.perf_counter()
-    auto = torch2tosa.quantize(model, items, "auto", target=target, min_snr_db=request,
-                               progress=False)
+    try:
+        auto = torch2tosa.quantize(model, items, "auto", target=target, min_snr_db=request,
+                                   progress=False)
+    except torch2tosa.Torch2TosaError as e:  # the target cannot reach it
+        row["error"] = str(e)
+        print(row, file=sys.stderr, flush=True)
+        return row
     row["auto_seconds"] = time.perf_counter() - start
     report = auto.meta[AMP_META]
     quantized["auto"] = auto
@@ -103,6 +108,12 @@ def markdown(rows: list[dict]) -> list[str]:
              "a16w8 | auto time |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['model']} | {r['target']} | {r['requested_db']:.1f} dB | "
+                         f"{r['error']} | | {r['a8w8_pt2e_db']:.1f} | {r['a16w8_pt2e_db']:.1f} "
+                         f"| | | | |")
+            continue
+
         def cycles(key):
             v = r[key]
             return f"{v:,}" if isinstance(v, int) else v

@@ -4,7 +4,9 @@
     ... train qat (model.train(): it is one) ...
     quantized = convert_qat(qat)                             # what compile() takes
 
-prepare_qat exports the model (as quantize does), annotates it with TosaQuantizer (the same
+prepare_qat exports the model in eval mode (as quantize does: a batch norm after a conv or
+linear is folded into its weights with its running statistics, and stays frozen there during
+training; dropout is off), annotates it with TosaQuantizer (the same
 rules as post-training quantization, so the converted model lowers the same way) and runs
 torchao's prepare_qat_pt2e, with every observed spec made a FakeQuantize over a moving-average
 min/max observer (per output channel for the weights): the forward rounds and saturates
@@ -28,6 +30,7 @@ convert_qat reads are those the measured forward used.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -41,7 +44,7 @@ from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
 from .qat_gru import FakeQuantGru
-from .quantize import left_in_float
+from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme
 
@@ -56,15 +59,18 @@ def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> 
     inputs (a lone tensor counts as a 1-tuple) of the shapes it is trained and compiled with."""
     qat_scheme = _qat_scheme(get_scheme(scheme))
     inputs = example_input_tuple(example_inputs, "example_inputs")
-    try:
-        exported = export(model, inputs)
+    try:  # in eval mode: batch norms with their running statistics, no dropout
+        exported = export(copy.deepcopy(model).eval(), inputs)
     except Torch2TosaError as e:
         raise Torch2TosaError(str(e).strip().splitlines()[0]) from None
     _refuse_unsimulated(exported.graph_module)
     with torchao_quiet():
         from torchao.quantization.pt2e.quantize_pt2e import prepare_qat_pt2e
+        from torchao.quantization.pt2e.utils import _fuse_conv_bn_
 
-        prepared = prepare_qat_pt2e(exported.module(), TosaQuantizer(qat_scheme))
+        graph_module = exported.module()
+        _fuse_conv_bn_(graph_module)  # frozen into the conv (or linear) before it
+        prepared = prepare_qat_pt2e(graph_module, TosaQuantizer(qat_scheme))
     _simulate_recurrences(prepared, get_scheme(scheme).activation.dtype)
     prepared.meta[FLOAT_MODEL_META] = model
     prepared.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in inputs]
@@ -86,7 +92,8 @@ def convert_qat(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
         model = copy_graph_module(trained)
         _restore_recurrences(model)
         move_exported_model_to_eval(model)
-        converted = convert_pt2e(model)
+        with _no_qat_folding():  # prepare_qat folded the batch norms it could already
+            converted = convert_pt2e(model)
     converted.meta[FLOAT_MODEL_META] = float_model(trained)
     converted.meta[LEFT_FLOAT_META] = left_in_float(converted)
     converted.meta[QUANTIZED_FOR_META] = trained.meta[QUANTIZED_FOR_META]
