@@ -1,5 +1,5 @@
-"""Quantization-aware training (prepare_qat / convert_qat): the GRU of a QAT model computes
-exactly what the integer cell computes (gru_reference, bit for bit); a keyword-spotting-style
+"""Quantization-aware training (prepare_qat / convert_qat): the GRU (RNN-tanh) of a QAT model
+computes exactly what the integer cell computes (gru_reference, rnn_reference, bit for bit); a keyword-spotting-style
 GRU classifier trained on a synthetic task: the compiled INT model matches the QAT model's
 own integer simulation, and its held-out accuracy is within a point of float and at least
 post-training quantization's; the errors."""
@@ -15,7 +15,7 @@ from torch import nn
 
 import torch2tosa
 from torch2tosa import Torch2TosaError
-from torch2tosa.testing import gru_reference, recurrent_reference
+from torch2tosa.testing import gru_reference, recurrent_reference, rnn_reference
 
 T, F, H, CLASSES, BATCH = 24, 8, 24, 6, 32
 
@@ -34,32 +34,38 @@ def _frozen(model):
 
 
 class Sequence(nn.Module):
-    def __init__(self, layers, bias, batch_first):
+    def __init__(self, kind, layers, bias, batch_first):
         super().__init__()
-        self.gru = nn.GRU(F, H, num_layers=layers, bias=bias, batch_first=batch_first)
+        layer = nn.GRU if kind == "gru" else nn.RNN
+        self.recurrent = layer(F, H, num_layers=layers, bias=bias, batch_first=batch_first)
 
     def forward(self, x):
-        return self.gru(x)[0]
+        return self.recurrent(x)[0]
 
 
-@pytest.mark.parametrize("scheme, layers, bias, batch_first", [("a8w8", 1, True, True),
-                                                             ("a16w8", 2, False, False)])
-def test_qat_gru_forward_is_the_integer_cell(scheme, layers, bias, batch_first):
-    """After a training step, the QAT model's GRU output codes equal gru_reference's on the
-    converted model's parameters (which derives its own constants)."""
+REFERENCES = {"gru": gru_reference, "rnn_tanh": rnn_reference}
+
+
+@pytest.mark.parametrize("kind, scheme, layers, bias, batch_first", [
+    ("gru", "a8w8", 1, True, True), ("gru", "a16w8", 2, False, False),
+    ("rnn_tanh", "a8w8", 2, True, False), ("rnn_tanh", "a16w8", 1, True, True)])
+def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, batch_first):
+    """After a training step, the QAT model's GRU (RNN-tanh) output codes equal
+    gru_reference's (rnn_reference's) on the converted model's parameters (the references
+    derive their own constants)."""
     torch.manual_seed(0)
     x = torch.randn((2, T, F) if batch_first else (T, 2, F))
-    qat = torch2tosa.prepare_qat(Sequence(layers, bias, batch_first), (x,), scheme)
+    qat = torch2tosa.prepare_qat(Sequence(kind, layers, bias, batch_first), (x,), scheme)
     optimizer = torch.optim.SGD(qat.parameters(), 0.1)
     qat(x).square().mean().backward()
     optimizer.step()
     _frozen(qat)
     with torch.no_grad():
         simulated = qat(x).numpy()
-    op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), "gru")
+    op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind)
     codes = np.clip(np.round(x.numpy() / op.x.scale) + op.x.zero_point, -2 ** (op.bits - 1),
                     2 ** (op.bits - 1) - 1)
-    want = gru_reference.reference(op, codes.astype(np.int64))[0]
+    want = REFERENCES[kind].reference(op, codes.astype(np.int64))[0]
     np.testing.assert_array_equal(np.round(simulated * 2 ** (op.bits - 1)), want)
 
 
@@ -164,13 +170,13 @@ class BiGru(nn.Module):
     (Lstm, "self.lstm (LSTM): prepare_qat does not simulate the integer arithmetic of a layer "
            "of kind 'lstm' yet"),
     (BiGru, "self.gru (GRU): prepare_qat does not simulate the integer arithmetic of a "
-            "bidirectional GRU yet"),
+            "bidirectional layer of kind 'gru' yet"),
 ])
 def test_qat_refuses_unsimulated_recurrences(model, why):
     with pytest.raises(Torch2TosaError) as e:
         torch2tosa.prepare_qat(model(), (torch.randn(1, 4, F),))
-    assert str(e.value) == (f"{__file__}:{_forward_line(model)}: {why} (a GRU with one direction "
-                            f"and a zero h0 is); quantize it after training with "
+    assert str(e.value) == (f"{__file__}:{_forward_line(model)}: {why} (a GRU or RNN-tanh with "
+                            f"one direction and a zero h0 is); quantize it after training with "
                             f"torch2tosa.quantize")
 
 

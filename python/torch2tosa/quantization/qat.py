@@ -15,13 +15,13 @@ state, softmax's pieces) become FixedQParamsFakeQuantize; derived ones (int32 bi
 are computed at convert time, as in post-training quantization.
 
 A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
-gates, its pre-activations and its state every step (qat_gru.py). Each `aten.gru.input` is
-replaced by `FakeQuantGru`, whose forward is the integer cell's arithmetic bit for bit and
-whose gradient is a straight-through float surrogate: the trained model is optimised for
-what the NPU computes. convert_qat puts the aten op back before torchao's convert_pt2e, which
-gives the GraphModule of quantize/dequantize ops that compile() lowers. LSTM and RNN layers,
-and GRU configurations `FakeQuantGru.unsupported` names, are refused (their integer cells are
-not simulated yet).
+gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
+(`aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantRnn`), whose forward is the
+integer cell's arithmetic bit for bit and whose gradient is a straight-through float
+surrogate: the trained model is optimised for what the NPU computes. convert_qat puts the
+aten op back before torchao's convert_pt2e, which gives the GraphModule of
+quantize/dequantize ops that compile() lowers. LSTMs, RNN-relus, recurrent cells,
+bidirectional layers and a given h0 are refused (those integer cells are not simulated yet).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
 model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
@@ -43,14 +43,16 @@ from ..frontend.unsupported import node_origin
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
-from .qat_gru import FakeQuantGru
+from .qat_cells import FakeQuantGru, FakeQuantRnn
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme
 
 aten = torch.ops.aten
-_QAT_GRU_PREFIX = "torch2tosa_qat_gru_"
+_QAT_PREFIX = "torch2tosa_qat_"
 _ORIGINAL_TARGET = "torch2tosa_qat_original_target"
+# The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
+SIMULATED = {aten.gru.input: FakeQuantGru, aten.rnn_tanh.input: FakeQuantRnn}
 
 
 def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> torch.fx.GraphModule:
@@ -173,18 +175,19 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
         if kind is None:
             continue
         why = None
-        if node.target is not aten.gru.input:
+        if node.target not in SIMULATED:
             why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
                    f"'{kind}'")
         elif not _zero_fill(node.args[1]):
-            why = "a GRU with a given h0"
-        else:
-            why = FakeQuantGru.unsupported(node.args)
+            why = f"a layer of kind '{kind}' with a given h0"
+        elif node.args[7]:
+            why = f"a bidirectional layer of kind '{kind}'"
         if why:
             origin = node_origin(node)
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU with one direction and a zero h0 is); "
+                f"arithmetic of {why} yet (a GRU or RNN-tanh with one direction and a zero h0 "
+                f"is); "
                 f"quantize it after training with torch2tosa.quantize")
 
 
@@ -195,15 +198,15 @@ def _zero_fill(node) -> bool:
 
 
 def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) -> None:
-    """Each aten.gru.input -> a call of a FakeQuantGru submodule (same arguments)."""
+    """Each simulated recurrent op -> a call of its fake-quantized submodule (same arguments)."""
     bits = torch.iinfo(dtype).bits
     for i, node in enumerate([n for n in prepared.graph.nodes
-                              if n.op == "call_function" and n.target is aten.gru.input]):
+                              if n.op == "call_function" and n.target in SIMULATED]):
         x, _, params = node.args[:3]
         per = 4 if node.args[3] else 2
         weights = [p for j, p in enumerate(params) if j % per < 2]
-        name = f"{_QAT_GRU_PREFIX}{i}"
-        prepared.add_submodule(name, FakeQuantGru(
+        name = f"{_QAT_PREFIX}{i}"
+        prepared.add_submodule(name, SIMULATED[node.target](
             bits, _fake_quantizer(prepared, x), [_fake_quantizer(prepared, w) for w in weights]))
         node.meta[_ORIGINAL_TARGET] = node.target
         node.op, node.target = "call_module", name

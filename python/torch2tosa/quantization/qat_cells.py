@@ -1,17 +1,18 @@
-"""A GRU for quantization-aware training whose forward is the integer GRU torch2tosa emits.
+"""Recurrent layers for quantization-aware training whose forward is the integer cell
+torch2tosa emits: `FakeQuantGru` (aten.gru.input) and `FakeQuantRnn` (aten.rnn_tanh.input).
 
-`FakeQuantGru` replaces an `aten.gru.input` node of a `prepare_qat_pt2e` model (qat.py). Its
-forward value is, bit for bit, what the TOSA INT lowering computes (lowering/integer/
-gru_formats.py states the formats and the op sequence of a step): the codes go through the
-same RESCALEs (quant_math's multiplier and shift, single rounding), the same TABLE contents
+Each replaces its op in a `prepare_qat_pt2e` model (qat.py). Its forward value is, bit for bit,
+what the TOSA INT lowering computes (lowering/integer/gru_formats.py and rnn_formats.py state
+the formats and the op sequence of a step): the codes go through the same RESCALEs
+(quant_math's multiplier and shift, single rounding), the same TABLE contents
 (recurrent_formats.table), the same MULs with shift, in int64 numpy. Its gradient is that of
 a float surrogate quantized at the same points with a straight-through estimator:
 
     value(v) = f(v) + (codes(v) * scale - f(v)).detach()
 
 with f the float op on the quantized inputs, clamped to the point's range (no gradient where
-the integer value saturates). The quantization points of one step, as the integer cell has
-them (A = int8 or int16 codes, S the int32 pre-activation scale, b = bits - 1):
+the integer value saturates). The quantization points of one step (A = int8 or int16 codes,
+S the int32 pre-activation scale, b = bits - 1), a GRU:
 
     GI    = RESCALE(x W_ih^T + B)        int32 at S   (B: folded biases at sx c_ih)
     gh    = RESCALE(h W_hh^T + b_hn)     int32 at S   (b_hn at s_h c_hh, n block only)
@@ -22,9 +23,11 @@ them (A = int8 or int16 codes, S the int32 pre-activation scale, b = bits - 1):
     n     = TABLE_tanh(RESCALE(GI_n + rgh))   A at the state's 2^-b
     h'    = RESCALE(z h + (1 - z) n)     A at 2^-b
 
-So what training optimises is what the NPU computes. Supported: any number of layers, one
+an RNN-tanh: GI as above (B = b_ih + b_hh), h' = TABLE_tanh(RESCALE(GI_t + RESCALE(h W_hh^T))).
+
+So what training optimises is what the NPU computes. Covered: any number of layers, one
 direction, biases or none, batch first or not, a zero h0 (the state's fixed format 2^-b,
-no calibration), both schemes. `FakeQuantGru.unsupported` says what else is refused.
+no calibration), both schemes; qat.py refuses the rest.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ import torch
 from torch import nn
 
 from ..lowering.integer import quant_math as qm
-from ..lowering.integer.gru_formats import GruFormats, formats
-from ..lowering.integer.recurrent_formats import table
+from ..lowering.integer.gru_formats import formats as gru_formats
+from ..lowering.integer.recurrent_formats import Formats, table
 
 
 def _codes(value: torch.Tensor, scale, zero_point=0) -> np.ndarray:
@@ -47,16 +50,13 @@ def _codes(value: torch.Tensor, scale, zero_point=0) -> np.ndarray:
     return np.round(v / s).astype(np.int64) + np.asarray(zero_point, dtype=np.int64)
 
 
-class _Point:
-    """Straight-through quantization points: the float surrogate `f` carries the gradient,
-    the integer `codes` at `scale` the value."""
-
-    @staticmethod
-    def ste(f: torch.Tensor, codes: np.ndarray, scale, lo=None, hi=None) -> torch.Tensor:
-        exact = torch.from_numpy(np.asarray(codes, dtype=np.float64) * scale)
-        if lo is not None:
-            f = torch.clamp(f, lo * scale, hi * scale)
-        return f + (exact - f).detach()
+def _ste(f: torch.Tensor, codes: np.ndarray, scale, lo=None, hi=None) -> torch.Tensor:
+    """A quantization point: the value of the integer `codes` at `scale`, the gradient of the
+    float surrogate `f` (none where it lies outside [lo, hi] codes: saturated)."""
+    exact = torch.from_numpy(np.asarray(codes, dtype=np.float64) * scale)
+    if lo is not None:
+        f = torch.clamp(f, lo * scale, hi * scale)
+    return f + (exact - f).detach()
 
 
 _RESCALES: dict[tuple, qm.Rescale] = {}
@@ -73,31 +73,18 @@ def _rescale(v: np.ndarray, ratio, out: str, scale32: bool = True) -> np.ndarray
     return qm.rescale_reference(v, _RESCALES[key], 0, 0, out, double_round=False)
 
 
-class FakeQuantGru(nn.Module):
-    """The integer GRU of one `aten.gru.input` node in a QAT model; `x_fq` and `weight_fqs`
-    are the fake quantizers of its input and of its weights (W_ih, W_hh per layer), whose
-    current scales it reads (they are modules of the QAT model, not of this one)."""
+class _FakeQuantRecurrence(nn.Module):
+    """The integer recurrence of one `aten.<kind>.input` node in a QAT model; `x_fq` and
+    `weight_fqs` are the fake quantizers of its input and of its weights (W_ih, W_hh per
+    layer), whose current scales it reads (they are modules of the QAT model, not of this
+    one). A subclass runs one layer (`_layer`)."""
 
-    def __init__(self, bits: int, x_fq: nn.Module, weight_fqs: list[nn.Module]):
+    def __init__(self, fmt: Formats, x_fq: nn.Module, weight_fqs: list[nn.Module]):
         super().__init__()
-        self.bits = bits
+        self.fmt = fmt
         # plain attributes: the fake quantizers belong to the graph module
         object.__setattr__(self, "_fqs", (x_fq, list(weight_fqs)))
-        self.fmt: GruFormats = formats(bits)
-        fmt = self.fmt
-        self.tables = {
-            "sigmoid": table("sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale),
-            "tanh": table("tanh", fmt, fmt.tanh_in_scale, fmt.state_scale),
-            "1-sigmoid": table("1-sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale),
-        }
-
-    @staticmethod
-    def unsupported(node_args) -> str | None:
-        """Why the integer simulation does not cover an aten.gru.input, or None."""
-        _, _, _, _, _, _, _, bidirectional, _ = node_args[:9]
-        if bidirectional:
-            return "a bidirectional GRU"
-        return None
+        self.tables = {"tanh": table("tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)}
 
     def forward(self, x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first):
@@ -123,15 +110,6 @@ class FakeQuantGru(nn.Module):
         out = seq if batch_first else seq.transpose(0, 1)
         return out.to(dtype), torch.stack(finals).to(dtype)
 
-    # --- one layer ---------------------------------------------------------------------
-
-    def _layout(self, m, hidden: int):
-        """[3H, ...] r, z, n -> the products' G*H: as is (int8), r, z, n, -z (int16)."""
-        if self.fmt.gates == 3:
-            return m
-        neg = -m[hidden:2 * hidden]
-        return torch.cat([m, neg]) if isinstance(m, torch.Tensor) else np.concatenate([m, neg])
-
     def _product(self, v, codes, in_scale, in_zp, w, c, bias):
         """RESCALE(codes W^T + bias) to S per output channel: (float surrogate, int32 codes)."""
         fmt = self.fmt
@@ -144,10 +122,52 @@ class FakeQuantGru(nn.Module):
             acc_scale = in_scale * c
             b_codes = np.round(bias.detach().numpy() / acc_scale).astype(np.int64)
             acc = acc + b_codes
-            f = f + _Point.ste(bias, b_codes, acc_scale)
+            f = f + _ste(bias, b_codes, acc_scale)
         ratio = in_scale * c / s
         out = _rescale(acc, ratio, "i32", scale32=not fmt.wide_accumulator)
-        return _Point.ste(f, out, s), out
+        return _ste(f, out, s), out
+
+    def _quantized(self, f, codes, scale):
+        return _ste(f, codes, scale, self.fmt.qmin, self.fmt.qmax)
+
+    @staticmethod
+    def _steps(gi_f, gi, step):
+        """Every step of a layer: step((GI_t value, codes), h or None) -> h'; returns h of
+        every step (values [B, T, H], codes)."""
+        h, outs, codes = None, [], []
+        for t in range(gi.shape[1]):
+            h = step((gi_f[:, t], gi[:, t]), h)
+            outs.append(h[0])
+            codes.append(h[1])
+        return torch.stack(outs, 1), np.stack(codes, 1)
+
+    def _tanh(self, pre):
+        """(value, int32 codes at S) -> tanh's TABLE at the state's format (int16: its int32
+        result RESCALEd by 2^-7): (value, codes)."""
+        fmt = self.fmt
+        x = _rescale(pre[1], fmt.acc_scale / fmt.tanh_in_scale, fmt.int_type)
+        x_f = self._quantized(pre[0], x, fmt.tanh_in_scale)
+        n = qm.table_reference(x, self.tables["tanh"])
+        if fmt.bits == 16:
+            n = _rescale(n, 2.0 ** -7, fmt.int_type)
+        return _ste(torch.tanh(x_f), n, fmt.state_scale), n
+
+
+class FakeQuantGru(_FakeQuantRecurrence):
+    """aten.gru.input: gru_formats' cell."""
+
+    def __init__(self, bits: int, x_fq: nn.Module, weight_fqs: list[nn.Module]):
+        super().__init__(gru_formats(bits), x_fq, weight_fqs)
+        fmt = self.fmt
+        self.tables["sigmoid"] = table("sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale)
+        self.tables["1-sigmoid"] = table("1-sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale)
+
+    def _layout(self, m, hidden: int):
+        """[3H, ...] r, z, n -> the products' G*H: as is (int8), r, z, n, -z (int16)."""
+        if self.fmt.gates == 3:
+            return m
+        neg = -m[hidden:2 * hidden]
+        return torch.cat([m, neg]) if isinstance(m, torch.Tensor) else np.concatenate([m, neg])
 
     def _layer(self, seq, codes, in_scale, in_zp, w_ih, c_ih, w_hh, c_hh, biases):
         """seq [B, T, F] (values), codes their int codes -> (h of every step, its codes)."""
@@ -163,28 +183,17 @@ class FakeQuantGru(nn.Module):
         if biases is not None:
             b_hn = biases[1][2 * hidden:]
             n_codes = np.round(b_hn.detach().numpy() / fmt.acc_scale).astype(np.int64)
-            bias_n = (_Point.ste(b_hn, n_codes, fmt.acc_scale), n_codes)
+            bias_n = (_ste(b_hn, n_codes, fmt.acc_scale), n_codes)
         w_hh_l, c_hh_l = lay(w_hh), lay(c_hh)
-        h = None
-        outs, out_codes = [], []
-        for t in range(seq.shape[1]):
-            h = self._step((gi_f[:, t], gi[:, t]), h, w_hh_l, c_hh_l, rec_bias, bias_n, hidden)
-            outs.append(h[0])
-            out_codes.append(h[1])
-        return torch.stack(outs, 1), np.stack(out_codes, 1)
+        return self._steps(gi_f, gi, lambda gi_t, h: self._step(gi_t, h, w_hh_l, c_hh_l,
+                                                                  rec_bias, bias_n, hidden))
 
-    def _table(self, pair, fn: str, out_scale: float):
-        """TABLE of `fn` on codes at its input scale: (surrogate, codes at out_scale) (int16:
-        the int32 result >> 7)."""
+    def _table(self, pair, fn: str):
+        """TABLE of `fn` on (value, codes): (the float surrogate, the TABLE's result: int8
+        codes, or int16's int32 with 7 fractional bits more)."""
         f_in, codes = pair
-        fmt = self.fmt
-        surrogate = {"sigmoid": torch.sigmoid, "tanh": torch.tanh,
-                     "1-sigmoid": lambda v: torch.sigmoid(-v)}[fn](f_in)
-        raw = qm.table_reference(codes, self.tables[fn])
-        return surrogate, raw
-
-    def _quantized(self, f, codes, scale):
-        return _Point.ste(f, codes, scale, self.fmt.qmin, self.fmt.qmax)
+        surrogate = {"sigmoid": torch.sigmoid, "1-sigmoid": lambda v: torch.sigmoid(-v)}[fn](f_in)
+        return surrogate, qm.table_reference(codes, self.tables[fn])
 
     def _step(self, gi_t, h, w_hh, c_hh, rec_bias, bias_n, hidden):
         fmt = self.fmt
@@ -201,27 +210,22 @@ class FakeQuantGru(nn.Module):
             pre_f, pre = gi_f + gh_f, gi + gh
         xs = _rescale(pre, s / fmt.sigmoid_in_scale, a)
         xs_f = self._quantized(pre_f, xs, fmt.sigmoid_in_scale)
-        sig_f, sig_raw = self._table((xs_f, xs), "sigmoid", gate)
+        sig_f, sig_raw = self._table((xs_f, xs), "sigmoid")
         sig = sig_raw if bits == 8 else _rescale(sig_raw, 2.0 ** -7, a)
-        sig_f = _Point.ste(sig_f, sig, gate)
+        sig_f = _ste(sig_f, sig, gate)
         z_f, z = sig_f[:, H:2 * H], sig[:, H:2 * H]
         if fmt.gates == 3:
-            zbar_f, zbar = self._table((xs_f[:, H:2 * H], xs[:, H:2 * H]), "1-sigmoid", gate)
-            zbar_f = _Point.ste(zbar_f, zbar, gate)
+            zbar_f, zbar = self._table((xs_f[:, H:2 * H], xs[:, H:2 * H]), "1-sigmoid")
+            zbar_f = _ste(zbar_f, zbar, gate)
         else:
             zbar_f, zbar = sig_f[:, 3 * H:], sig[:, 3 * H:]
         pre_n_f, pre_n = gi_f[:, 2 * H:3 * H], gi[:, 2 * H:3 * H]
         if gh_n is not None:
             r = sig_raw[:, :H]  # int8 codes at 2^-b; int16: the TABLE's int32 at 2^-(b+7)
             rgh = qm.mul_reference(r, gh_n[1], fmt.gate_shift)
-            pre_n_f = pre_n_f + _Point.ste(sig_f[:, :H] * gh_n[0], rgh, s)
+            pre_n_f = pre_n_f + _ste(sig_f[:, :H] * gh_n[0], rgh, s)
             pre_n = pre_n + rgh
-        xt = _rescale(pre_n, s / fmt.tanh_in_scale, a)
-        xt_f = self._quantized(pre_n_f, xt, fmt.tanh_in_scale)
-        n_f, n = self._table((xt_f, xt), "tanh", fmt.state_scale)
-        if bits == 16:
-            n = _rescale(n, 2.0 ** -7, a)
-        n_f = _Point.ste(n_f, n, fmt.state_scale)
+        n_f, n = self._tanh((pre_n_f, pre_n))
         acc = qm.mul_reference(zbar, n)
         acc_f = zbar_f * n_f
         if h is not None:
@@ -229,3 +233,22 @@ class FakeQuantGru(nn.Module):
             acc_f = acc_f + z_f * h[0]
         out = _rescale(acc, gate, a)
         return self._quantized(acc_f, out, fmt.state_scale), out
+
+
+class FakeQuantRnn(_FakeQuantRecurrence):
+    """aten.rnn_tanh.input: rnn_formats' cell, h' = TABLE_tanh(RESCALE(GI_t + gh))."""
+
+    def __init__(self, bits: int, x_fq: nn.Module, weight_fqs: list[nn.Module]):
+        super().__init__(Formats(bits), x_fq, weight_fqs)
+
+    def _layer(self, seq, codes, in_scale, in_zp, w_ih, c_ih, w_hh, c_hh, biases):
+        folded = None if biases is None else biases[0] + biases[1]
+        gi_f, gi = self._product(seq, codes, in_scale, in_zp, w_ih, c_ih, folded)
+
+        def step(gi_t, h):
+            if h is None:
+                return self._tanh(gi_t)
+            gh_f, gh = self._product(h[0], h[1], self.fmt.state_scale, 0, w_hh, c_hh, None)
+            return self._tanh((gi_t[0] + gh_f, gi_t[1] + gh))
+
+        return self._steps(gi_f, gi, step)
