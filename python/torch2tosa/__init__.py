@@ -7,12 +7,13 @@ importing torch.
 
 from .support.diagnostics import Torch2TosaError
 
-__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "streaming",
-           "stats"]
+__all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quantize", "prepare_qat",
+           "convert_qat", "streaming", "stats"]
 
 # name -> (module, attribute); attribute None: the module itself
 _LAZY = {"compile": ("api", "compile"), "CompiledModel": ("api", "CompiledModel"),
          "CheckReport": ("checking", "CheckReport"), "quantize": ("quantization", "quantize"),
+         "prepare_qat": ("quantization", "prepare_qat"), "convert_qat": ("quantization", "convert_qat"),
          "streaming": ("step", "streaming"), "stats": ("support.stats", None)}
 
 

@@ -38,3 +38,13 @@ def compile_and_check(model: torch.nn.Module, inputs: tuple, atol: float = ATOL_
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture
+def one_thread():
+    """Small tensors through many small ops (calibration, training steps): PyTorch's thread
+    pool costs more than it gives on a shared machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

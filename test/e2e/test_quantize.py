@@ -172,8 +172,11 @@ def _one_line_error(match, *args, **kwargs):
 def test_quantize_errors():
     model, inputs = get("conv1d_stride").build()
     _one_line_error("at least one calibration item", model, [])
-    _one_line_error("unknown quantization scheme 'a4w4'; schemes: a8w8, a16w8",
+    _one_line_error("unknown quantization scheme 'a4w4'; schemes: a8w8, a16w8, auto$",
                     model, [inputs], "a4w4")
+    _one_line_error(re.escape("scheme='auto' measures whole-sequence outputs and does not "
+                              "take a step model (torch2tosa.streaming) yet"),
+                    torch2tosa.streaming(model, inputs), [inputs], "auto")
     _one_line_error(re.escape("calibration item 1 (every item has item 0's shapes): input 0: "
                               "expected float32 [1, 8, 64], got float32 [1, 8, 32]"), model,
                     [inputs, (torch.randn(1, 8, 32),)])

@@ -35,3 +35,13 @@ def native_cpu_kernels():
         warnings.filterwarnings("ignore", message=".*TF32 acceleration on top of oneDNN.*")
         with torch.backends.mkldnn.flags(enabled=False):
             yield
+
+
+def copy_graph_module(module):
+    """A deep copy of a GraphModule, without the FutureWarning torch's pytree gives for the
+    LeafSpec its exported call spec holds (copying it is no use of the deprecated API)."""
+    import copy
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning, message=".*LeafSpec.*")
+        return copy.deepcopy(module)

@@ -35,7 +35,8 @@ from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support import progress as progress_
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import native_cpu_kernels, torchao_quiet
-from .quantizer import SHARED_OPS, TosaQuantizer, get_scheme
+from .layer_schemes import LayerSchemes
+from .quantizer import SCHEMES, SHARED_OPS, TosaQuantizer, get_scheme
 from .recurrent_calibration import calibrate
 from .step_models import calibrate_streams, share_state_formats
 
@@ -43,7 +44,8 @@ _TRAINING_ONLY = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm
 
 
 def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8", *,
-             progress: bool | None = None) -> torch.fx.GraphModule:
+             progress: bool | None = None, target=None,
+             min_snr_db: float | None = None) -> torch.fx.GraphModule:
     """Quantizes `model` for TOSA INT; `calibration` is a list of input tuples (a lone tensor
     or numpy array counts as a 1-tuple), all of the dtypes and shapes the model is exported
     for (the first item's).
@@ -59,8 +61,27 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
 
     progress: a bar over the calibration items on stderr; None (default) shows it when
     stderr is a terminal and calibration takes more than a few seconds.
+
+    scheme="auto": int8 or int16 activations per layer, the fewest int16 layers that reach
+    `min_snr_db` on `target` (amp.py; a `LayerSchemes` gives the choice explicitly).
     """
-    scheme_name = get_scheme(scheme).name
+    if isinstance(scheme, str) and scheme not in (*SCHEMES, "auto"):
+        raise Torch2TosaError(f"unknown quantization scheme '{scheme}'; schemes: "
+                              f"{', '.join(SCHEMES)}, auto")
+    if isinstance(scheme, str) and scheme == "auto":
+        from .amp import quantize_auto
+
+        if graph_abi.STREAMING_META in getattr(model, "meta", {}):
+            raise Torch2TosaError(
+                "scheme='auto' measures whole-sequence outputs and does not take a step model "
+                "(torch2tosa.streaming) yet: quantize the step model with a8w8 or a16w8")
+
+        return quantize_auto(model, calibration_items(calibration), quantize, _no_qat_folding,
+                             target=target, min_snr_db=min_snr_db, progress=progress)
+    if min_snr_db is not None or target is not None:
+        raise Torch2TosaError("target and min_snr_db are scheme='auto''s; scheme "
+                              f"'{scheme}' quantizes every layer the same way")
+    scheme_name = scheme if isinstance(scheme, LayerSchemes) else get_scheme(scheme).name
     items = calibration_items(calibration)
     if is_quantized(model):
         original = getattr(model, "meta", {}).get(FLOAT_MODEL_META, model)

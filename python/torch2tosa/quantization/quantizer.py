@@ -86,6 +86,7 @@ from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .decompose_layers import decompose_layers
+from .layer_schemes import LayerSchemes
 from .schemes import SCHEMES, Scheme
 
 aten = torch.ops.aten
@@ -149,11 +150,15 @@ def get_scheme(name: str) -> Scheme:
 
 
 class TosaQuantizer(Quantizer):
-    """Annotates an exported (pre-decomposition) graph for TOSA INT with one scheme."""
+    """Annotates an exported (pre-decomposition) graph for TOSA INT with one scheme (a name,
+    or a Scheme: quantization-aware training's fake-quantizing one), or with one per layer
+    (`LayerSchemes`: automatic mixed precision)."""
 
-    def __init__(self, scheme: str = "a8w8"):
+    def __init__(self, scheme: str | Scheme | LayerSchemes = "a8w8"):
         super().__init__()
-        self.scheme = get_scheme(scheme)
+        self.layers = scheme if isinstance(scheme, LayerSchemes) else None
+        self.scheme = scheme if isinstance(scheme, Scheme) else get_scheme(
+            scheme.base if self.layers else scheme)
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
@@ -168,6 +173,8 @@ class TosaQuantizer(Quantizer):
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
+            if self.layers is not None:
+                self.scheme = self.layers.scheme_for(node)
             target = node.target
             if sm.PART_KEY in node.meta:
                 self._annotate_softmax_part(node, node.meta[sm.PART_KEY])

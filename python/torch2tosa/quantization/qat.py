@@ -1,0 +1,232 @@
+"""Quantization-aware training for the TOSA INT profile: `prepare_qat` and `convert_qat`.
+
+    qat = prepare_qat(model, example_inputs, scheme="a8w8")   # trainable GraphModule
+    ... train qat (model.train(): it is one) ...
+    quantized = convert_qat(qat)                             # what compile() takes
+
+prepare_qat exports the model in eval mode (as quantize does: a batch norm after a conv or
+linear is folded into its weights with its running statistics, and stays frozen there during
+training; dropout is off), annotates it with TosaQuantizer (the same
+rules as post-training quantization, so the converted model lowers the same way) and runs
+torchao's prepare_qat_pt2e, with every observed spec made a FakeQuantize over a moving-average
+min/max observer (per output channel for the weights): the forward rounds and saturates
+where the INT graph does, and gradients pass straight through. Fixed ranges (the recurrent
+state, softmax's pieces) become FixedQParamsFakeQuantize; derived ones (int32 biases, x * c)
+are computed at convert time, as in post-training quantization.
+
+A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
+gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
+(`aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantRnn`), whose forward is the
+integer cell's arithmetic bit for bit and whose gradient is a straight-through float
+surrogate: the trained model is optimised for what the NPU computes. convert_qat puts the
+aten op back before torchao's convert_pt2e, which gives the GraphModule of
+quantize/dequantize ops that compile() lowers. LSTMs, RNN-relus, recurrent cells,
+bidirectional layers and a given h0 are refused (those integer cells are not simulated yet).
+
+The observers keep updating while the model runs; freeze them before measuring the trained
+model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
+convert_qat reads are those the measured forward used.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import torch
+from torch import nn
+
+from ..frontend.importer import export
+from ..frontend.inputs import example_input_tuple, spec_of
+from ..frontend.unsupported import node_origin
+from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
+from ..support.diagnostics import Torch2TosaError
+from ._quiet import copy_graph_module, torchao_quiet
+from .qat_cells import FakeQuantGru, FakeQuantRnn
+from .quantize import _no_qat_folding, left_in_float
+from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
+from .schemes import Scheme
+
+aten = torch.ops.aten
+_QAT_PREFIX = "torch2tosa_qat_"
+_ORIGINAL_TARGET = "torch2tosa_qat_original_target"
+# The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
+SIMULATED = {aten.gru.input: FakeQuantGru, aten.rnn_tanh.input: FakeQuantRnn}
+
+
+def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> torch.fx.GraphModule:
+    """A trainable copy of `model` (a GraphModule) with fake quantization that simulates
+    torch2tosa's INT lowering for `scheme` ("a8w8" or "a16w8"); `example_inputs` a tuple of
+    inputs (a lone tensor counts as a 1-tuple) of the shapes it is trained and compiled with."""
+    qat_scheme = _qat_scheme(get_scheme(scheme))
+    inputs = example_input_tuple(example_inputs, "example_inputs")
+    try:  # in eval mode: batch norms with their running statistics, no dropout
+        exported = export(copy.deepcopy(model).eval(), inputs)
+    except Torch2TosaError as e:
+        raise Torch2TosaError(str(e).strip().splitlines()[0]) from None
+    _refuse_unsimulated(exported.graph_module)
+    with torchao_quiet():
+        from torchao.quantization.pt2e.quantize_pt2e import prepare_qat_pt2e
+        from torchao.quantization.pt2e.utils import _fuse_conv_bn_
+
+        graph_module = exported.module()
+        _fuse_conv_bn_(graph_module)  # frozen into the conv (or linear) before it
+        prepared = prepare_qat_pt2e(graph_module, TosaQuantizer(qat_scheme))
+    _simulate_recurrences(prepared, get_scheme(scheme).activation.dtype)
+    prepared.meta[FLOAT_MODEL_META] = model
+    prepared.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in inputs]
+    return prepared
+
+
+def convert_qat(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The quantized GraphModule of a `prepare_qat` model (not modified), with the parameters
+    its fake quantizers hold: what `torch2tosa.compile(..., target=<an INT target>)` takes.
+    Its float model (what `check` compares against) is the trained model without fake
+    quantization."""
+    if not isinstance(trained, torch.fx.GraphModule) or QUANTIZED_FOR_META not in trained.meta:
+        raise Torch2TosaError(f"convert_qat takes the model prepare_qat returned (after "
+                              f"training), not a {type(trained).__name__}")
+    with torchao_quiet():
+        from torchao.quantization.pt2e import move_exported_model_to_eval
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
+
+        model = copy_graph_module(trained)
+        _restore_recurrences(model)
+        move_exported_model_to_eval(model)
+        with _no_qat_folding():  # prepare_qat folded the batch norms it could already
+            converted = convert_pt2e(model)
+    converted.meta[FLOAT_MODEL_META] = float_model(trained)
+    converted.meta[LEFT_FLOAT_META] = left_in_float(converted)
+    converted.meta[QUANTIZED_FOR_META] = trained.meta[QUANTIZED_FOR_META]
+    return converted
+
+
+def float_model(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The trained model's float function: its recurrent ops restored, fake quantizers and
+    observers removed (eval mode)."""
+    from torchao.quantization.pt2e import FakeQuantizeBase, ObserverBase
+
+    with torchao_quiet():
+        from torchao.quantization.pt2e import move_exported_model_to_eval
+
+        model = copy_graph_module(trained)
+        _restore_recurrences(model)
+        for node in list(model.graph.nodes):
+            if node.op == "call_module" and isinstance(model.get_submodule(node.target),
+                                                       (FakeQuantizeBase, ObserverBase)):
+                node.replace_all_uses_with(node.args[0])
+                model.graph.erase_node(node)
+        model.graph.eliminate_dead_code()
+        model.delete_all_unused_submodules()
+        model.recompile()
+        move_exported_model_to_eval(model)
+    return model
+
+
+# --- the QAT scheme --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _QatScheme(Scheme):
+    """A Scheme whose observed specs are FakeQuantize constructors."""
+
+    def weight(self, ch_axis: int) -> Any:
+        return _fake_quant(super().weight(ch_axis))
+
+
+def _fake_quant(spec):
+    """`spec` with a FakeQuantize over a moving-average min/max observer (per channel for a
+    per-channel spec); a FixedQParams or derived spec as it is (prepare_qat makes those)."""
+    from torchao.quantization.pt2e import (FakeQuantize, MovingAverageMinMaxObserver,
+                                           MovingAveragePerChannelMinMaxObserver)
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+
+    from .schemes import _EPS
+
+    if type(spec) is not QuantizationSpec:
+        return spec
+    per_channel = spec.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine)
+    observer = (MovingAveragePerChannelMinMaxObserver if per_channel
+                else MovingAverageMinMaxObserver).with_args(eps=_EPS)
+    return dataclasses.replace(spec, observer_or_fake_quant_ctr=FakeQuantize.with_args(
+        observer=observer))
+
+
+_QAT_SCHEMES: dict[str, _QatScheme] = {}
+
+
+def _qat_scheme(scheme: Scheme) -> _QatScheme:
+    """One _QatScheme per scheme (torchao shares an observer between specs that are equal)."""
+    if scheme.name not in _QAT_SCHEMES:
+        fields = {f.name: _fake_quant(getattr(scheme, f.name))
+                  for f in dataclasses.fields(scheme)}
+        _QAT_SCHEMES[scheme.name] = _QatScheme(**fields)
+    return _QAT_SCHEMES[scheme.name]
+
+
+# --- recurrent ops -------------------------------------------------------------------------
+
+
+def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
+    """One error for the first recurrent op whose integer cell QAT does not simulate."""
+    for node in graph_module.graph.nodes:
+        kind = RECURRENT_OPS.get(node.target) or RECURRENT_CELL_OPS.get(node.target)
+        if kind is None:
+            continue
+        why = None
+        if node.target not in SIMULATED:
+            why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
+                   f"'{kind}'")
+        elif not _zero_fill(node.args[1]):
+            why = f"a layer of kind '{kind}' with a given h0"
+        elif node.args[7]:
+            why = f"a bidirectional layer of kind '{kind}'"
+        if why:
+            origin = node_origin(node)
+            raise Torch2TosaError(
+                f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
+                f"arithmetic of {why} yet (a GRU or RNN-tanh with one direction and a zero h0 "
+                f"is); "
+                f"quantize it after training with torch2tosa.quantize")
+
+
+def _zero_fill(node) -> bool:
+    from .quantizer import _zero_fill as zero_fill
+
+    return isinstance(node, torch.fx.Node) and zero_fill(node)
+
+
+def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) -> None:
+    """Each simulated recurrent op -> a call of its fake-quantized submodule (same arguments)."""
+    bits = torch.iinfo(dtype).bits
+    for i, node in enumerate([n for n in prepared.graph.nodes
+                              if n.op == "call_function" and n.target in SIMULATED]):
+        x, _, params = node.args[:3]
+        per = 4 if node.args[3] else 2
+        weights = [p for j, p in enumerate(params) if j % per < 2]
+        name = f"{_QAT_PREFIX}{i}"
+        prepared.add_submodule(name, SIMULATED[node.target](
+            bits, _fake_quantizer(prepared, x), [_fake_quantizer(prepared, w) for w in weights]))
+        node.meta[_ORIGINAL_TARGET] = node.target
+        node.op, node.target = "call_module", name
+    prepared.graph.lint()
+    prepared.recompile()
+
+
+def _fake_quantizer(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> nn.Module:
+    assert node.op == "call_module", f"{node} is not fake-quantized"
+    return prepared.get_submodule(node.target)
+
+
+def _restore_recurrences(model: torch.fx.GraphModule) -> None:
+    for node in model.graph.nodes:
+        if node.op == "call_module" and _ORIGINAL_TARGET in node.meta:
+            name = node.target
+            node.op, node.target = "call_function", node.meta.pop(_ORIGINAL_TARGET)
+            delattr(model, name)
+    model.graph.lint()
+    model.recompile()
+
+
+__all__ = ["prepare_qat", "convert_qat", "float_model"]

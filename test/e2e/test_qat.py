@@ -1,0 +1,193 @@
+"""Quantization-aware training (prepare_qat / convert_qat): the GRU (RNN-tanh) of a QAT model
+computes exactly what the integer cell computes (gru_reference, rnn_reference, bit for bit); a keyword-spotting-style
+GRU classifier trained on a synthetic task: the compiled INT model matches the QAT model's
+own integer simulation, and its held-out accuracy is within a point of float and at least
+post-training quantization's; the errors."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import torch2tosa
+from torch2tosa import Torch2TosaError
+from torch2tosa.testing import gru_reference, recurrent_reference, rnn_reference
+
+T, F, H, CLASSES, BATCH = 24, 8, 24, 6, 32
+
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def _frozen(model):
+    from torchao.quantization.pt2e import disable_observer
+
+    model.apply(disable_observer)
+    return model
+
+
+# --- the integer simulation is the integer cell ------------------------------------------
+
+
+class Sequence(nn.Module):
+    def __init__(self, kind, layers, bias, batch_first):
+        super().__init__()
+        layer = nn.GRU if kind == "gru" else nn.RNN
+        self.recurrent = layer(F, H, num_layers=layers, bias=bias, batch_first=batch_first)
+
+    def forward(self, x):
+        return self.recurrent(x)[0]
+
+
+REFERENCES = {"gru": gru_reference, "rnn_tanh": rnn_reference}
+
+
+@pytest.mark.parametrize("kind, scheme, layers, bias, batch_first", [
+    ("gru", "a8w8", 1, True, True), ("gru", "a16w8", 2, False, False),
+    ("rnn_tanh", "a8w8", 2, True, False), ("rnn_tanh", "a16w8", 1, True, True)])
+def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, batch_first):
+    """After a training step, the QAT model's GRU (RNN-tanh) output codes equal
+    gru_reference's (rnn_reference's) on the converted model's parameters (the references
+    derive their own constants)."""
+    torch.manual_seed(0)
+    x = torch.randn((2, T, F) if batch_first else (T, 2, F))
+    qat = torch2tosa.prepare_qat(Sequence(kind, layers, bias, batch_first), (x,), scheme)
+    optimizer = torch.optim.SGD(qat.parameters(), 0.1)
+    qat(x).square().mean().backward()
+    optimizer.step()
+    _frozen(qat)
+    with torch.no_grad():
+        simulated = qat(x).numpy()
+    op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind)
+    codes = np.clip(np.round(x.numpy() / op.x.scale) + op.x.zero_point, -2 ** (op.bits - 1),
+                    2 ** (op.bits - 1) - 1)
+    want = REFERENCES[kind].reference(op, codes.astype(np.int64))[0]
+    np.testing.assert_array_equal(np.round(simulated * 2 ** (op.bits - 1)), want)
+
+
+# --- keyword spotting: QAT against PTQ and float ----------------------------------------
+
+
+def _data(n, seed):
+    """Noise with one of CLASSES 6-frame templates added at a random time: which one?"""
+    generator = torch.Generator().manual_seed(seed)
+    templates = torch.randn(CLASSES, 6, F, generator=torch.Generator().manual_seed(1234)) * 0.6
+    x = torch.randn(n, T, F, generator=generator) * 0.8
+    y = torch.randint(0, CLASSES, (n,), generator=generator)
+    offsets = torch.randint(0, T - 6, (n,), generator=generator)
+    for i in range(n):
+        x[i, offsets[i]:offsets[i] + 6] += templates[y[i]]
+    return x, y
+
+
+class Kws(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(F, H, batch_first=True)
+        self.classifier = nn.Linear(H, CLASSES)
+
+    def forward(self, x):
+        out, _ = self.gru(x)
+        return self.classifier(out[:, -1])
+
+
+def _train(model, steps, lr, seed):
+    optimizer = torch.optim.Adam(model.parameters(), lr)
+    x, y = _data(steps * BATCH, seed)
+    for i in range(steps):
+        batch = slice(i * BATCH, (i + 1) * BATCH)
+        loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def _batches(x):
+    return [x[i:i + BATCH] for i in range(0, len(x), BATCH)]
+
+
+def _accuracy(logits, y) -> float:
+    return float((torch.as_tensor(np.asarray(logits)).argmax(1) == y).float().mean())
+
+
+def test_qat_gru_kws_tosa_INT():
+    torch.manual_seed(0)
+    model = Kws()
+    _train(model, 300, 1e-2, seed=1)
+    model.eval()
+    x, y = _data(256, seed=99)  # held out
+    with torch.no_grad():
+        float_accuracy = _accuracy(model(x), y)
+    calibration = [(_data(BATCH, 50 + i)[0],) for i in range(4)]
+
+    ptq = torch2tosa.compile(torch2tosa.quantize(model, calibration, "a8w8"), (x[:BATCH],),
+                             target="tosa-int")
+    ptq_accuracy = _accuracy(np.concatenate([ptq.run_reference(b)[0] for b in _batches(x)]), y)
+
+    qat = torch2tosa.prepare_qat(copy.deepcopy(model), (x[:BATCH],), "a8w8")
+    _train(qat, 80, 2e-3, seed=2)
+    _frozen(qat)
+    compiled = torch2tosa.compile(torch2tosa.convert_qat(qat), (x[:BATCH],), target="tosa-int")
+    got = np.concatenate([compiled.run_reference(b)[0] for b in _batches(x)])
+    with torch.no_grad():
+        simulated = np.concatenate([qat(b).numpy() for b in _batches(x)])
+    steps = np.abs(got - simulated) / compiled.io_quantization[1][0]["scale"]
+    qat_accuracy = _accuracy(got, y)
+    print(f"held-out accuracy: float {float_accuracy:.4f}, PTQ {ptq_accuracy:.4f}, "
+          f"QAT {qat_accuracy:.4f}; QAT INT vs its simulation: max {steps.max():.3f} steps, "
+          f"{np.mean(steps <= 1 + 1e-3):.4%} within one")
+    assert np.mean(steps <= 1 + 1e-3) >= 0.999
+    assert qat_accuracy >= float_accuracy - 0.01
+    assert qat_accuracy >= ptq_accuracy
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+class Lstm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(F, H, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+class BiGru(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(F, H, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
+@pytest.mark.parametrize("model, why", [
+    (Lstm, "self.lstm (LSTM): prepare_qat does not simulate the integer arithmetic of a layer "
+           "of kind 'lstm' yet"),
+    (BiGru, "self.gru (GRU): prepare_qat does not simulate the integer arithmetic of a "
+            "bidirectional layer of kind 'gru' yet"),
+])
+def test_qat_refuses_unsimulated_recurrences(model, why):
+    with pytest.raises(Torch2TosaError) as e:
+        torch2tosa.prepare_qat(model(), (torch.randn(1, 4, F),))
+    assert str(e.value) == (f"{__file__}:{_forward_line(model)}: {why} (a GRU or RNN-tanh with "
+                            f"one direction and a zero h0 is); quantize it after training with "
+                            f"torch2tosa.quantize")
+
+
+def _forward_line(model) -> int:
+    import inspect
+
+    lines, first = inspect.getsourcelines(model.forward)
+    return first + next(i for i, line in enumerate(lines) if "return" in line)
+
+
+def test_convert_qat_takes_a_qat_model():
+    with pytest.raises(Torch2TosaError, match=r"^convert_qat takes the model prepare_qat "
+                       r"returned \(after training\), not a Kws$"):
+        torch2tosa.convert_qat(Kws())
