@@ -19,8 +19,9 @@ from .gru_formats import InitialStep, LayerConstants
 from .recurrent_ops import I32, IDENTITY, gate
 
 
-def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
-    """The Cell of one quantized GRU layer (its constants are layer-specific)."""
+def quantized_gru_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -> Cell:
+    """The Cell of one quantized GRU layer (its constants are layer-specific); `product`:
+    the target's form of the state product (`recurrent_formats.product_form`)."""
     fmt, hidden = c.fmt, c.hidden
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -28,7 +29,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
 
     def constants(weights: LayerWeights) -> tuple[ops.ProductConstants, ir.Value | None]:
         bias_n = None if c.bias_n is None else tb.const(c.bias_n[:, None, :], tb.int_type(I32))
-        return ops.product_constants(c.recurrent, fmt, batch), bias_n
+        return ops.product_constants(c.recurrent, fmt, batch, product), bias_n
 
     def step(gi_t: ir.Value, states: States, consts, hidden_: int,
              first: InitialStep | None = None) -> States:
@@ -40,8 +41,9 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             if first is None:
                 gh = ops.apply_product(h, c.recurrent, k, fmt)
             else:  # h0 at its own scale: its RESCALE and b_hn, the same weights
-                bias = ops.product_bias(first.recurrent, fmt, batch)
-                gh = ops.apply_product(h, first.recurrent, ops.ProductConstants(k.w, bias), fmt)
+                bias = ops.product_bias(first.recurrent, fmt, batch, k.form)
+                gh = ops.apply_product(h, first.recurrent,
+                                       ops.ProductConstants(k.w, bias, k.form), fmt)
             gh_n, pre = gate(gh, 2, hidden), tb.add(gi_t, gh)
         sig_in = ops.rescale(pre, c.sigmoid_in, fmt.bits)
         sig_raw = ops.table(sig_in, c.sigmoid_table, fmt)
