@@ -16,7 +16,7 @@ from .. import tosa_builders as tb
 from ..recurrent.sequence import Cell, LayerWeights, States
 from . import recurrent_ops as ops
 from .gru_formats import InitialStep, LayerConstants
-from .recurrent_ops import I32, IDENTITY, gate
+from .recurrent_ops import I32, gate
 
 
 def quantized_gru_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -> Cell:
@@ -51,7 +51,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -
         pre_n = gate(gi_t, 2, hidden)
         if gh_n is not None:
             r = gate(sig_raw, 0, hidden)
-            r32 = r if fmt.bits == 16 else ops.rescale(r, IDENTITY, I32)
+            r32 = r if fmt.bits == 16 else ops.widen(r)
             pre_n = tb.add(pre_n, tb.mul(r32, gh_n, fmt.gate_shift))
         # step 0 from h0 (a16w8): n at 2^(k-b+m), so that the sum below fits int32
         n = ops.narrowed(ops.table(ops.rescale(pre_n, c.tanh_in, fmt.bits), c.tanh_table, fmt),
