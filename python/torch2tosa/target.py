@@ -91,6 +91,9 @@ class Target:
     # operand as a tensor (about 300); on Ethos-U55 its MATMUL is several times slower than
     # the CONV2D even with the weights in SRAM (docs/ethos-u.md, recurrent products).
     state_product: str = "conv2d"
+    # "weights_matmul" only for a product of at least this many output channels (G*H): below
+    # it the CONV2D was as fast (Ethos-U85: RNN(24, 48), 48 channels; docs/ethos-u.md)
+    weights_matmul_min_width: int = 0
 
     def __post_init__(self):
         if not self.extensions:  # see environment_options
@@ -156,7 +159,8 @@ TARGETS: dict[str, Target] = {
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3,
-               op_cost_macs=(300_000, 600_000), state_product="weights_matmul"),
+               op_cost_macs=(300_000, 600_000), state_product="weights_matmul",
+               weights_matmul_min_width=96),
     )
 }
 DEFAULT_TARGET = "tosa-fp"

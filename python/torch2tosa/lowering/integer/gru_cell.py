@@ -19,9 +19,9 @@ from .gru_formats import InitialStep, LayerConstants
 from .recurrent_ops import I32, gate
 
 
-def quantized_gru_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -> Cell:
-    """The Cell of one quantized GRU layer (its constants are layer-specific); `product`:
-    the target's form of the state product (`recurrent_formats.product_form`)."""
+def quantized_gru_cell(c: LayerConstants, batch: int, target=None) -> Cell:
+    """The Cell of one quantized GRU layer (its constants are layer-specific); `target`:
+    the Target whose form of the state product it takes (`recurrent_formats.product_form`)."""
     fmt, hidden = c.fmt, c.hidden
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -29,7 +29,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -
 
     def constants(weights: LayerWeights) -> tuple[ops.ProductConstants, ir.Value | None]:
         bias_n = None if c.bias_n is None else tb.const(c.bias_n[:, None, :], tb.int_type(I32))
-        return ops.product_constants(c.recurrent, fmt, batch, product), bias_n
+        return ops.product_constants(c.recurrent, fmt, batch, target), bias_n
 
     def step(gi_t: ir.Value, states: States, consts, hidden_: int,
              first: InitialStep | None = None) -> States:

@@ -177,8 +177,9 @@ STATE_MATMUL = "state_matmul"  # MATMUL(h [D, B, K], W^T [D, K, W]), bias after 
 WEIGHTS_MATMUL = "weights_matmul"  # MATMUL(W [D, W, K], h^T [D, K, 1]), bias after the RESCALE
 
 
-def product_form(directions: int, batch: int, bits: int, preferred: str) -> str:
-    """The form of a state product for the target's `preferred` one (`Target.state_product`).
+def product_form(directions: int, batch: int, bits: int, width: int, target=None) -> str:
+    """The form of a state product of `width` output channels on `target` (a Target; None:
+    the CONV2D): its `state_product`, WEIGHTS_MATMUL only from `weights_matmul_min_width`.
 
     WEIGHTS_MATMUL needs batch 1 (h^T is then a reshape of h, and the result [D, W, 1] one of
     [D, 1, W]) and an int8 state (an int16 one has an int48 accumulator, which Vela's
@@ -188,7 +189,8 @@ def product_form(directions: int, batch: int, bits: int, preferred: str) -> str:
     references follow the same rule (`testing/recurrent_reference.uses_conv`)."""
     if not uses_conv(directions, batch):
         return STATE_MATMUL
-    if preferred == WEIGHTS_MATMUL and batch == 1 and bits == 8:
+    if (target is not None and target.state_product == WEIGHTS_MATMUL and batch == 1
+            and bits == 8 and width >= target.weights_matmul_min_width):
         return WEIGHTS_MATMUL
     return CONV
 

@@ -138,11 +138,10 @@ class ProductConstants:
     form: str = CONV  # recurrent_formats.product_form
 
 
-def product_constants(p: Product, fmt: Formats, batch: int, preferred: str = CONV
-                      ) -> ProductConstants:
-    """The constants of `p` in the form `product_form` takes for the target's `preferred`."""
+def product_constants(p: Product, fmt: Formats, batch: int, target=None) -> ProductConstants:
+    """The constants of `p` in the form `product_form` takes on `target` (None: CONV2D)."""
     d = p.w_t.shape[0]
-    form = product_form(d, batch, fmt.bits, preferred)
+    form = product_form(d, batch, fmt.bits, p.width, target)
     if form == CONV:
         w = tb.const(block_diagonal(p.w_t).reshape(d * p.width, 1, 1, -1), tb.int_type(8))
     elif form == WEIGHTS_MATMUL:

@@ -16,11 +16,11 @@ from .recurrent_formats import product_form
 from .rnn_formats import LayerConstants
 
 
-def quantized_rnn_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -> Cell:
-    """The Cell of one quantized RNN layer (its constants are layer-specific); `product`:
-    the target's form of the state product (`recurrent_formats.product_form`)."""
+def quantized_rnn_cell(c: LayerConstants, batch: int, target=None) -> Cell:
+    """The Cell of one quantized RNN layer (its constants are layer-specific); `target`:
+    the Target whose form of the state product it takes (`recurrent_formats.product_form`)."""
     fmt, d = c.fmt, c.directions
-    conv = product_form(d, batch, fmt.bits, product) == ops.CONV
+    conv = product_form(d, batch, fmt.bits, c.recurrent.width, target) == ops.CONV
 
     def project(x: ir.Value, weights) -> ir.Value:
         return ops.project(x, c.projection, fmt)
@@ -31,7 +31,7 @@ def quantized_rnn_cell(c: LayerConstants, batch: int, product: str = ops.CONV) -
             if conv else None
 
     def constants(weights) -> ops.ProductConstants:
-        return ops.product_constants(c.recurrent, fmt, batch, product)
+        return ops.product_constants(c.recurrent, fmt, batch, target)
 
     def step(gi_t: ir.Value, states: States, k: ops.ProductConstants, hidden: int,
              first: bool = False) -> States:
