@@ -28,6 +28,12 @@ block-diagonal recurrence does twice the multiply-adds. `iree-llvm-cpu` takes th
 cells laid out for fused kernels instead (`lowering/recurrent/float_cells.py`: `GRU_FUSED`, `LSTM_FUSED`):
 more TOSA ops, less work per kernel. Its loops also yield their invariants unchanged
 (`loop_invariants_written`), which Vela would reject and IREE reads without a copy.
+
+On an NPU what a step costs is Vela's cycles, and the form of the product of the state with
+the recurrent weights decides most of them (`state_product`): Ethos-U85 decodes a CONV2D's
+weights again every step, and runs a MATMUL of the constant weights by the state several times
+faster; Ethos-U55 reads the weights from flash either way and its MATMUL is slower than its
+CONV2D (docs/ethos-u.md, recurrent products).
 """
 
 from __future__ import annotations
