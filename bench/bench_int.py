@@ -127,6 +127,7 @@ class IntMeasurement:
     compile_s: float | None = None
     accuracy: dict = field(default_factory=dict)  # "example" / "fresh" -> Accuracy fields
     op_counts: dict = field(default_factory=dict)
+    weights: int | None = None  # int8 weights (conv and linear): what an inference reads once
     error: str | None = None
 
 
@@ -138,6 +139,8 @@ class VelaMeasurement:
     inference_ms: float | None = None
     sram_kib: float | None = None
     flash_kib: float | None = None
+    total_cycles: int | None = None
+    macs: int | None = None
     error: str | None = None
 
 
@@ -170,6 +173,8 @@ def measure_int(example: examples.Example) -> tuple[IntMeasurement, bytes | None
         m.ops = stats.compute_ops(counts)
         m.rescales, m.tables = counts["tosa.rescale"], counts["tosa.table"]
         m.transposes, m.reshapes = counts["tosa.transpose"], counts["tosa.reshape"]
+        m.weights = sum(p.numel() for n, p in model.named_parameters()
+                        if n.endswith("weight") and p.dim() >= 2)
         for label, sample in (("example", inputs), ("fresh", fresh_input(inputs))):
             m.accuracy[label] = asdict(Accuracy.of(compiled.check(*sample)))
         return m, compiled.flatbuffer
@@ -191,7 +196,7 @@ def measure_vela(flatbuffer: bytes, accelerator: str, name: str) -> VelaMeasurem
     except Exception as e:
         return VelaMeasurement(error=failure(e))
     return VelaMeasurement(r.npu_ops, r.cpu_ops, r.npu_cycles, r.inference_time_ms,
-                           r.sram_used_kib, r.flash_used_kib)
+                           r.sram_used_kib, r.flash_used_kib, r.total_cycles, r.macs)
 
 
 def bench_int_example(example: examples.Example) -> dict:
@@ -298,17 +303,29 @@ def graph_table(rows: list[dict]) -> str:
 
 
 def vela_table(rows: list[dict]) -> str:
-    lines = ["| model | accelerator | NPU ops | CPU ops | NPU cycles | inference ms | SRAM KiB | "
-             "flash KiB |", "|" + "---|" * 8]
+    """Vela's figures; the floors per inference as bench_int_recurrent's per step (`FLOORS`):
+    Vela's MACs at the accelerator's MACs per cycle, the int8 weights read once from the
+    memory holding constants; x = total cycles over the floor."""
+    lines = ["| model | accelerator | NPU ops | CPU ops | NPU cycles | total cycles | MAC floor | "
+             "x | weight floor | x | inference ms | SRAM KiB | flash KiB |", "|" + "---|" * 13]
     for r in rows:
         for accelerator, v in r["vela"].items():
             if v["error"]:
                 lines.append(f"| {r['name']} | {accelerator} | - | {fmt(v['cpu_ops'])} | "
-                             f"{cell_error(v['error'])} |" + " |" * 3)
+                             f"{cell_error(v['error'])} |" + " |" * 8)
                 continue
+            macs_per_cycle, bytes_per_cycle = bench_int_recurrent.FLOORS[accelerator]
+            total = v.get("total_cycles")
+
+            def share(floor):
+                return f"{floor:.0f} | {total / floor:.1f}" if floor and total else "n/a | n/a"
+
+            weights = r["graph"].get("weights")
             lines.append(f"| {r['name']} | {accelerator} | {v['npu_ops']} | {v['cpu_ops']} | "
-                         f"{v['npu_cycles']} | {v['inference_ms']:.3f} | {v['sram_kib']:.2f} | "
-                         f"{v['flash_kib']:.2f} |")
+                         f"{v['npu_cycles']} | {fmt(total)} | "
+                         f"{share((v.get('macs') or 0) / macs_per_cycle)} | "
+                         f"{share((weights or 0) / bytes_per_cycle)} | "
+                         f"{v['inference_ms']:.3f} | {v['sram_kib']:.2f} | {v['flash_kib']:.2f} |")
     return "\n".join(lines)
 
 

@@ -28,6 +28,12 @@ block-diagonal recurrence does twice the multiply-adds. `iree-llvm-cpu` takes th
 cells laid out for fused kernels instead (`lowering/recurrent/float_cells.py`: `GRU_FUSED`, `LSTM_FUSED`):
 more TOSA ops, less work per kernel. Its loops also yield their invariants unchanged
 (`loop_invariants_written`), which Vela would reject and IREE reads without a copy.
+
+On an NPU what a step costs is Vela's cycles, and the form of the product of the state with
+the recurrent weights decides most of them (`state_product`): Ethos-U85 decodes a CONV2D's
+weights again every step, and runs a MATMUL of the constant weights by the state several times
+faster; Ethos-U55 reads the weights from flash either way and its MATMUL is slower than its
+CONV2D (docs/ethos-u.md, recurrent products).
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ LEVEL = "8k"
 SPECIFICATION_VERSION = "1.0"
 # The module attribute `tosa-attach-target` sets and `tosa-validate` and the translator read.
 TARGET_ENV = "tosa.target_env"
+# The forms of a recurrent state product a target may prefer (Target.state_product).
+STATE_PRODUCTS = ("conv2d", "weights_matmul")
 _ENV_FIELDS = re.compile(r'specification_version = "([^"]*)", level = "([^"]*)", '
                          r"profiles = \[([^\]]*)\], extensions = \[([^\]]*)\]")
 
@@ -81,10 +89,24 @@ class Target:
     # form (`conv1d.integer_grouped_form`; measured in docs/quantization.md). None: the
     # reference model's forms, whose time follows the MACs.
     op_cost_macs: tuple[int, int] | None = None
+    # How a recurrence's int8 state times its recurrent weights is built at batch 1
+    # (lowering/integer/recurrent_formats.product_form): "conv2d", a 1x1 CONV2D whose weights
+    # are its constant, or "weights_matmul", a MATMUL of the constant weights by the state
+    # (the same integers). Vela runs a CONV2D's weights through the weight decoder on every
+    # step (Ethos-U85: about 2,000 cycles for a 32x96 GRU step) and a MATMUL's constant
+    # operand as a tensor (about 300); on Ethos-U55 its MATMUL is several times slower than
+    # the CONV2D even with the weights in SRAM (docs/ethos-u.md, recurrent products).
+    state_product: str = "conv2d"
+    # "weights_matmul" only for a product of at least this many output channels (G*H): below
+    # it the CONV2D was as fast (Ethos-U85: RNN(24, 48), 48 channels; docs/ethos-u.md)
+    weights_matmul_min_width: int = 0
 
     def __post_init__(self):
         if not self.extensions:  # see environment_options
             raise ValueError(f"target '{self.name}' must implement at least one TOSA extension")
+        if self.state_product not in STATE_PRODUCTS:
+            raise ValueError(f"target '{self.name}': state_product '{self.state_product}' is "
+                             f"not one of {', '.join(STATE_PRODUCTS)}")
 
     @property
     def is_int(self) -> bool:
@@ -143,7 +165,8 @@ TARGETS: dict[str, Target] = {
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3,
-               op_cost_macs=(300_000, 600_000)),
+               op_cost_macs=(300_000, 600_000), state_product="weights_matmul",
+               weights_matmul_min_width=96),
     )
 }
 DEFAULT_TARGET = "tosa-fp"

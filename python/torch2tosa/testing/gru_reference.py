@@ -5,7 +5,8 @@ Every constant is derived here from the quantized op's float biases, int8 weight
 (recurrent_reference's docstring), none taken from the lowering. The step (gate layout
 [r, z, n] for int8 with 1 - z from a TABLE of sigmoid(-x), [r, z, n, -z] for int16):
 
-    gh   = RESCALE(h W_hh^T + b_hn)       (a MATMUL: b_hn added at S after the RESCALE)
+    gh   = RESCALE(h W_hh^T + b_hn)       (a MATMUL: b_hn added at S after the RESCALE;
+                                           recurrent_reference.uses_conv)
     sig  = TABLE_sigmoid(RESCALE(gi_t + gh))
     n    = TABLE_tanh(RESCALE(gi_n + r gh_n))
     h'   = RESCALE(z h + (1 - z) n)
@@ -58,7 +59,7 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
 
         def recurrent(scale):
             return rr.product([g.w_hh for g in groups], [g.s_hh for g in groups], scale, s,
-                              bits, layout, rec_bias)
+                              bits, layout, rec_bias, state_product=op.state_product)
 
         gi = rr.projection(op, groups, rr.layer_input(op, i), layout, folded)(xs, batch)
         rec = recurrent(hq.scale)

@@ -66,6 +66,9 @@ class QuantizedOp:
     initial: dict[str, Quant] = field(default_factory=dict)  # "h0", "c0" when given
     results: dict[str, Quant] = field(default_factory=dict)  # "h" (the state), "c" (c_n)
     cell_format: Quant | None = None  # an LSTM's c at its boundary: c0's (zero or not), c_n's
+    # the compile target's form of the state products (Target.state_product): where a
+    # product's bias is added (only a GRU's has one)
+    state_product: str = "conv2d"
 
     @property
     def directions(self) -> int:
@@ -197,9 +200,13 @@ def acc_bias(bias: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.round(bias / scale).astype(np.int64)
 
 
-def uses_conv(directions: int, batch: int) -> bool:
+def uses_conv(directions: int, batch: int, bits: int = 8,
+              state_product: str = "conv2d") -> bool:
     """The recurrent product is a CONV2D (bias in the accumulator) for one direction or batch
-    1, else a MATMUL (bias added after the RESCALE, at S)."""
+    1, else a MATMUL (bias added after the RESCALE, at S); a target whose state product is
+    "weights_matmul" (Target.state_product) takes a MATMUL for an int8 state at batch 1."""
+    if state_product == "weights_matmul" and batch == 1 and bits == 8:
+        return False
     return directions == 1 or batch == 1
 
 
@@ -214,6 +221,7 @@ class Product:
     in_zp: int = 0
     scale32: bool = True
     always_conv: bool = False  # the input projection: a CONV2D per direction
+    state_product: str = "conv2d"  # the target's (QuantizedOp.state_product)
 
     def __call__(self, h: np.ndarray, batch: int, out="i32", out_zp: int = 0) -> np.ndarray:
         """h [D*B, ..., K] (rows direction-major) -> [D*B, ..., W]."""
@@ -224,7 +232,8 @@ class Product:
             b = np.repeat(b, batch, axis=0)
             return b.reshape(b.shape[0], *([1] * (acc.ndim - 2)), b.shape[1])
 
-        conv = self.always_conv or uses_conv(self.w.shape[0], batch)
+        conv = self.always_conv or uses_conv(self.w.shape[0], batch,
+                                             8 if self.scale32 else 16, self.state_product)
         if conv and self.bias_acc is not None:
             acc = acc + rows(self.bias_acc)
         y = rescale(acc, self.ratio, out, out_zp=out_zp, scale32=self.scale32)
@@ -234,7 +243,8 @@ class Product:
 
 
 def product(ws, ss, in_scale: float, out_scale: float, bits: int, layout=lambda m: m,
-            bias: np.ndarray | None = None, in_zp: int = 0) -> Product:
+            bias: np.ndarray | None = None, in_zp: int = 0,
+            state_product: str = "conv2d") -> Product:
     """A Product for h at `in_scale` of each direction's W [W, K] (rows reordered and signed by
     `layout`) RESCALEd to `out_scale`; `bias` [D, W] floats."""
     w, c = shared_weights(ws, ss)
@@ -244,7 +254,7 @@ def product(ws, ss, in_scale: float, out_scale: float, bits: int, layout=lambda 
         bias_acc = acc_bias(bias, in_scale * c)
         bias_out = acc_bias(bias, out_scale * np.ones_like(c))
     return Product(np.stack([layout(m).T for m in w]), in_scale * c / out_scale, bias_acc,
-                   bias_out, in_zp, bits == 8)
+                   bias_out, in_zp, bits == 8, state_product=state_product)
 
 
 def projection(op: QuantizedOp, groups: list[Group], in_q: Quant, layout=lambda m: m,

@@ -16,11 +16,12 @@ from .. import tosa_builders as tb
 from ..recurrent.sequence import Cell, LayerWeights, States
 from . import recurrent_ops as ops
 from .gru_formats import InitialStep, LayerConstants
-from .recurrent_ops import I32, IDENTITY, gate
+from .recurrent_ops import I32, gate
 
 
-def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
-    """The Cell of one quantized GRU layer (its constants are layer-specific)."""
+def quantized_gru_cell(c: LayerConstants, batch: int, target=None) -> Cell:
+    """The Cell of one quantized GRU layer (its constants are layer-specific); `target`:
+    the Target whose form of the state product it takes (`recurrent_formats.product_form`)."""
     fmt, hidden = c.fmt, c.hidden
 
     def project(x: ir.Value, weights: LayerWeights) -> ir.Value:
@@ -28,7 +29,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
 
     def constants(weights: LayerWeights) -> tuple[ops.ProductConstants, ir.Value | None]:
         bias_n = None if c.bias_n is None else tb.const(c.bias_n[:, None, :], tb.int_type(I32))
-        return ops.product_constants(c.recurrent, fmt, batch), bias_n
+        return ops.product_constants(c.recurrent, fmt, batch, target), bias_n
 
     def step(gi_t: ir.Value, states: States, consts, hidden_: int,
              first: InitialStep | None = None) -> States:
@@ -40,8 +41,9 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
             if first is None:
                 gh = ops.apply_product(h, c.recurrent, k, fmt)
             else:  # h0 at its own scale: its RESCALE and b_hn, the same weights
-                bias = ops.product_bias(first.recurrent, fmt, batch)
-                gh = ops.apply_product(h, first.recurrent, ops.ProductConstants(k.w, bias), fmt)
+                bias = ops.product_bias(first.recurrent, fmt, batch, k.form)
+                gh = ops.apply_product(h, first.recurrent,
+                                       ops.ProductConstants(k.w, bias, k.form), fmt)
             gh_n, pre = gate(gh, 2, hidden), tb.add(gi_t, gh)
         sig_in = ops.rescale(pre, c.sigmoid_in, fmt.bits)
         sig_raw = ops.table(sig_in, c.sigmoid_table, fmt)
@@ -49,7 +51,7 @@ def quantized_gru_cell(c: LayerConstants, batch: int) -> Cell:
         pre_n = gate(gi_t, 2, hidden)
         if gh_n is not None:
             r = gate(sig_raw, 0, hidden)
-            r32 = r if fmt.bits == 16 else ops.rescale(r, IDENTITY, I32)
+            r32 = r if fmt.bits == 16 else ops.widen(r)
             pre_n = tb.add(pre_n, tb.mul(r32, gh_n, fmt.gate_shift))
         # step 0 from h0 (a16w8): n at 2^(k-b+m), so that the sum below fits int32
         n = ops.narrowed(ops.table(ops.rescale(pre_n, c.tanh_in, fmt.bits), c.tanh_table, fmt),

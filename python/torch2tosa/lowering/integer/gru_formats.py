@@ -31,7 +31,7 @@ TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]
     gh    = ADD(gh, b_hn)                              [b]
     pre   = ADD(gi_t, gh)
     sig   = TABLE_sigmoid(x = RESCALE(pre))            A [rows,1,GH]              ([16])
-    r, z  = 2 slices of sig;  r32 = RESCALE(r)         [8]
+    r, z  = 2 slices of sig;  r32 = CAST(r)            [8]
     zbar  = TABLE_(1-sigmoid)(slice(x, z))  (a8w8);  slice(sig, zbar)  (a16w8)
     rgh   = MUL(r32, slice(gh, n), shift b)            int32, scale S   (a16w8: shift 22)
     n     = TABLE_tanh(RESCALE(ADD(slice(GI, n), rgh)))                          ([16])

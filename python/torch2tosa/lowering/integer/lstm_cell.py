@@ -27,17 +27,18 @@ class LstmConstants:
     projection: ops.ProductConstants | None  # proj_size: W_hr
 
 
-def quantized_lstm_cell(c: LayerConstants, batch: int) -> Cell:
-    """The Cell of one quantized LSTM layer (its constants are layer-specific)."""
+def quantized_lstm_cell(c: LayerConstants, batch: int, target=None) -> Cell:
+    """The Cell of one quantized LSTM layer (its constants are layer-specific); `target`:
+    the Target whose form of the state products it takes (`recurrent_formats.product_form`)."""
     fmt, hidden = c.fmt, c.hidden
 
     def project(x: ir.Value, weights) -> ir.Value:
         return ops.project(x, c.projection, fmt)
 
     def constants(weights) -> LstmConstants:
-        proj = None if c.projection_out is None else ops.product_constants(c.projection_out,
-                                                                           fmt, batch)
-        return LstmConstants(ops.product_constants(c.recurrent, fmt, batch), proj)
+        proj = None if c.projection_out is None else ops.product_constants(
+            c.projection_out, fmt, batch, target)
+        return LstmConstants(ops.product_constants(c.recurrent, fmt, batch, target), proj)
 
     def step(gi_t: ir.Value, states: States, k: LstmConstants, hidden_: int,
              first: bool = False) -> States:

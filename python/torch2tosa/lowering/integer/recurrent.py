@@ -62,7 +62,7 @@ class _Kind:
     formats: Callable[[int, int, int], Formats]  # (bits, k, zero point) -> the formats
     # (directions, formats, in_scale, in_zp, what, h0 (scale, zero point) or None) -> constants
     prepare: Callable
-    cell: Callable  # (layer constants, batch) -> Cell
+    cell: Callable  # (layer constants, batch, Target: its state product form) -> Cell
 
 
 KINDS = {
@@ -112,7 +112,7 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
         c = layers[i]
         weights = LayerWeights(hidden=c.hidden, w_ih_t=c.projection.w_t, w_hh_t=c.recurrent.w_t,
                                input_bias=None, recurrent_bias=None, elem=tb.int_type(bits))
-        return kind.cell(c, rop.batch), weights
+        return kind.cell(c, rop.batch, target), weights
 
     def state_value(position):
         found = initial[position]

@@ -163,11 +163,36 @@ def table(fn: str, fmt: Formats, in_scale: float, out_scale: float) -> np.ndarra
 
 
 def uses_conv(directions: int, batch: int) -> bool:
-    """Whether the recurrent product is a 1x1 CONV2D (one direction, or two with batch 1:
-    block-diagonal weights over [h_fwd, h_bwd]) rather than a batched MATMUL. The CONV2D
-    runs on the NPU's MAC array with its bias in the accumulator; Ethos-U55 has no fast
-    MATMUL."""
+    """Whether the recurrent product has the CONV2D's numerics (bias in the accumulator): one
+    direction, or two with batch 1 (block-diagonal weights over [h_fwd, h_bwd]), rather than
+    a batched MATMUL with its bias after the RESCALE. The CONV2D runs on the NPU's MAC array
+    with its bias in the accumulator; Ethos-U55 has no fast MATMUL."""
     return directions == 1 or batch == 1
+
+
+# How a state product h W^T is built (`product_form`):
+CONV = "conv2d"  # 1x1 CONV2D, the weights its constant (Vela's weight stream), bias in the
+# accumulator
+STATE_MATMUL = "state_matmul"  # MATMUL(h [D, B, K], W^T [D, K, W]), bias after the RESCALE
+WEIGHTS_MATMUL = "weights_matmul"  # MATMUL(W [D, W, K], h^T [D, K, 1]), bias after the RESCALE
+
+
+def product_form(directions: int, batch: int, bits: int, width: int, target=None) -> str:
+    """The form of a state product of `width` output channels on `target` (a Target; None:
+    the CONV2D): its `state_product`, WEIGHTS_MATMUL only from `weights_matmul_min_width`.
+
+    WEIGHTS_MATMUL needs batch 1 (h^T is then a reshape of h, and the result [D, W, 1] one of
+    [D, 1, W]) and an int8 state (an int16 one has an int48 accumulator, which Vela's
+    Ethos-U85 MATMUL takes but the gain was not measured); elsewhere the CONV2D. Two
+    directions at batch > 1 are a STATE_MATMUL whatever the target (`uses_conv`). Either
+    MATMUL adds its bias after the RESCALE, the CONV2D in its accumulator: the integer
+    references follow the same rule (`testing/recurrent_reference.uses_conv`)."""
+    if not uses_conv(directions, batch):
+        return STATE_MATMUL
+    if (target is not None and target.state_product == WEIGHTS_MATMUL and batch == 1
+            and bits == 8 and width >= target.weights_matmul_min_width):
+        return WEIGHTS_MATMUL
+    return CONV
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,12 @@ Layouts (recurrent_formats' docstring has the formats): a step's values are [D, 
                       -> [1, 1, 1, 2W] = [2, 1, W]; a reshape on each side, no copy;
                       two, batch > 1: a batched MATMUL [D, B, K] x [D, K, W] (weights per
                       direction), its bias added after the RESCALE
+    state product,    (`Target.state_product`, int8 state at batch 1) a MATMUL with the weights
+    weights first     first: W [D, W, K] x h [D, 1, K] as [D, K, 1] -> [D, W, 1] = [D, 1, W],
+                      RESCALEd, its bias added after (the batched MATMUL's numerics: Vela
+                      fuses that RESCALE into the MATMUL, not one after an ADD). Ethos-U85
+                      runs it without decoding a weight stream every step (Vela transposes a
+                      MATMUL's second operand: here h, not the weights)
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from torch_mlir import ir
 
 from .. import tosa_builders as tb
 from . import quant_math as qm
-from .recurrent_formats import Formats, Product, Projection, uses_conv
+from .recurrent_formats import (CONV, STATE_MATMUL, WEIGHTS_MATMUL, Formats, Product, Projection,
+                                product_form)
 
 I32 = 32
 IDENTITY = qm.rescale_params(1.0)
@@ -124,24 +131,31 @@ def nhwc_steps(gi: ir.Value, layout) -> Callable[[int], ir.Value]:
 class ProductConstants:
     """A product's constants, created where the step ops live (inside a loop's body)."""
 
-    w: ir.Value  # CONV2D [D*W, 1, 1, D*K] int8, or MATMUL [D, K, W] (A: int16 for a16w8)
-    bias: ir.Value | None  # CONV2D: [D*W] in the accumulator; MATMUL: [D, 1, W] int32 or None
+    w: ir.Value  # CONV2D [D*W, 1, 1, D*K] int8; STATE_MATMUL [D, K, W] (A: int16 for a16w8);
+    # WEIGHTS_MATMUL [D, W, K] int8
+    bias: ir.Value | None  # CONV2D: [D*W] in the accumulator; a MATMUL: [D, 1, W] int32 added
+    # after the RESCALE, or None
+    form: str = CONV  # recurrent_formats.product_form
 
 
-def product_constants(p: Product, fmt: Formats, batch: int) -> ProductConstants:
+def product_constants(p: Product, fmt: Formats, batch: int, target=None) -> ProductConstants:
+    """The constants of `p` in the form `product_form` takes on `target` (None: CONV2D)."""
     d = p.w_t.shape[0]
-    if uses_conv(d, batch):
-        return ProductConstants(
-            tb.const(block_diagonal(p.w_t).reshape(d * p.width, 1, 1, -1), tb.int_type(8)),
-            product_bias(p, fmt, batch))
-    return ProductConstants(tb.const(p.w_t, tb.int_type(fmt.bits)), product_bias(p, fmt, batch))
+    form = product_form(d, batch, fmt.bits, p.width, target)
+    if form == CONV:
+        w = tb.const(block_diagonal(p.w_t).reshape(d * p.width, 1, 1, -1), tb.int_type(8))
+    elif form == WEIGHTS_MATMUL:
+        w = tb.const(np.ascontiguousarray(p.w_t.transpose(0, 2, 1)), tb.int_type(8))
+    else:
+        w = tb.const(p.w_t, tb.int_type(fmt.bits))
+    return ProductConstants(w, product_bias(p, fmt, batch, form), form)
 
 
-def product_bias(p: Product, fmt: Formats, batch: int) -> ir.Value | None:
-    """The bias of `p`: in the CONV2D's accumulator (zeros if none), or added after a MATMUL's
-    RESCALE (None if none)."""
+def product_bias(p: Product, fmt: Formats, batch: int, form: str = CONV) -> ir.Value | None:
+    """The bias of `p` in `form`: in the CONV2D's accumulator (zeros if none), or added after a
+    MATMUL's RESCALE (None if none)."""
     d = p.w_t.shape[0]
-    if uses_conv(d, batch):
+    if form == CONV:
         acc_elem = tb.accumulator_type(tb.int_type(fmt.bits))
         bias = np.zeros(d * p.width, np.int64) if p.bias_acc is None else p.bias_acc.reshape(-1)
         return tb.const(bias, acc_elem)
@@ -152,13 +166,18 @@ def apply_product(h: ir.Value, p: Product, k: ProductConstants, fmt: Formats,
                   out_bits: int = I32, output_zp: int = 0, nhwc: bool = False) -> ir.Value:
     """RESCALE_c(h W^T + b): h [D, B, K] -> [D, B, W] (int32, or A with `out_bits`); `nhwc`:
     a CONV2D's own output layout ([1, 1, B, W], [1, 1, 1, D*W] for two directions)."""
-    d, batch, _ = tb.shape_of(h)
-    if not uses_conv(d, batch):
-        y = rescale(tb.matmul(h, k.w, a_zp=p.input_zp), p.rescale, out_bits, output_zp=output_zp)
+    d, batch, width = tb.shape_of(h)
+    if k.form != CONV:
+        if k.form == STATE_MATMUL:
+            acc = tb.matmul(h, k.w, a_zp=p.input_zp)
+        else:  # batch 1: h^T and the result [D, W, 1] are reshapes of h and of [D, 1, W]
+            acc = tb.reshape(tb.matmul(k.w, tb.reshape(h, [d, width, 1]), b_zp=p.input_zp),
+                             [d, 1, p.width])
+        y = rescale(acc, p.rescale, out_bits, output_zp=output_zp)
         return y if k.bias is None else tb.add(y, k.bias)
     # rows (direction-major) side by side: D*K channels for batch 1, or B pixels for D = 1
     pixels = batch if d == 1 else 1
-    x = tb.reshape(h, [1, 1, pixels, d * batch * tb.shape_of(h)[2] // pixels])
+    x = tb.reshape(h, [1, 1, pixels, d * batch * width // pixels])
     acc = tb.conv2d(x, k.w, k.bias, pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1],
                     out_hw=[1, pixels], input_zp=p.input_zp)
     y = rescale(acc, tiled(p.rescale, d), out_bits, output_zp=output_zp)  # D*W channels

@@ -12,14 +12,15 @@ from .. import tosa_builders as tb
 from ..recurrent.sequence import Cell, States
 from . import recurrent_ops as ops
 from .gru_cell import no_relayout
-from .recurrent_formats import uses_conv
+from .recurrent_formats import product_form
 from .rnn_formats import LayerConstants
 
 
-def quantized_rnn_cell(c: LayerConstants, batch: int) -> Cell:
-    """The Cell of one quantized RNN layer (its constants are layer-specific)."""
+def quantized_rnn_cell(c: LayerConstants, batch: int, target=None) -> Cell:
+    """The Cell of one quantized RNN layer (its constants are layer-specific); `target`:
+    the Target whose form of the state product it takes (`recurrent_formats.product_form`)."""
     fmt, d = c.fmt, c.directions
-    conv = uses_conv(d, batch)
+    conv = product_form(d, batch, fmt.bits, c.recurrent.width, target) == ops.CONV
 
     def project(x: ir.Value, weights) -> ir.Value:
         return ops.project(x, c.projection, fmt)
@@ -30,7 +31,7 @@ def quantized_rnn_cell(c: LayerConstants, batch: int) -> Cell:
             if conv else None
 
     def constants(weights) -> ops.ProductConstants:
-        return ops.product_constants(c.recurrent, fmt, batch)
+        return ops.product_constants(c.recurrent, fmt, batch, target)
 
     def step(gi_t: ir.Value, states: States, k: ops.ProductConstants, hidden: int,
              first: bool = False) -> States:
