@@ -4,7 +4,8 @@
     python bench/bench.py --only tcn      # one example (no GRU-form section)
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
-    python bench/bench.py --published     # only the published models (see bench_published.py)
+    python bench/bench.py --published     # only the published models (see bench_published.py,
+                                          # and bench_published_int.py for INT on Ethos-U)
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
@@ -63,6 +64,7 @@ from torch2tosa.target import TARGET_ENV
 
 import bench_int
 import bench_published
+import bench_published_int
 from harness import (LOADS, TIMEOUT_S, Target, cell_error, check, compile_iree, failure, fmt,
                      isolated, latency, no_result, noise_band, short_error, targets_text,
                      time_iree, time_reference)
@@ -602,7 +604,7 @@ def environment() -> dict:
 
 
 def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
-                  iree_forms=()) -> str:
+                  iree_forms=(), published_int=()) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -635,6 +637,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
                "for the loop condition and a copy of the output buffer every iteration.", "",
                iree_forms_table(list(iree_forms)), ""]
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
+    md += bench_published_int.markdown(list(published_int))
     md += bench_int.markdown(int_rows, env)
     md += ["## Targets", "", "```", targets_text(ts), "```", ""]
     text = "\n".join(md)
@@ -643,6 +646,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
         {"environment": env, "models": rows, "gru_forms": forms,
          "gru_forms_iree": list(iree_forms),
          "published": list(published),
+         "published_int": list(published_int),
          "int": bench_int.settings() | {"models": int_rows},
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
@@ -701,6 +705,8 @@ def main(argv=None) -> int:
     if published and not fp_names:
         warm_up()
     pub_rows = bench_published.bench_published(published, COMPILERS, measure_isolated, progress)
+    pub_int_rows = bench_published_int.bench(published, lambda what, row: print(
+        f"  {what} {(row['error'] or 'ok').splitlines()[0]}", file=sys.stderr, flush=True))
     run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     iree_forms = (bench_iree_forms(IREE_FORM_SEQS[:2] if args.quick else IREE_FORM_SEQS)
@@ -711,7 +717,7 @@ def main(argv=None) -> int:
     ts = targets(rows, forms) + bench_int.int_targets(int_rows)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows, iree_forms)
+                               pub_rows, iree_forms, pub_int_rows)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published):
         update_results_page(results_md)
