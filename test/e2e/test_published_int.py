@@ -51,15 +51,6 @@ _MASKED_FILL = ("conformer.py:198: self.layers.0.self_attn (MultiheadAttention):
                 "torch2tosa.quantize left it in float, which target '{target}' cannot run")
 # (model, scheme, target) -> what the first line of the error it stops with says
 EXPECTED = {
-    # ConvTasNet's decoder: ConvTranspose1d(64, 1, 16, stride=8); the U55 runs strides 1 and 2
-    ("conv_tasnet", "a8w8", U55): (
-        "Vela (ethos-u55-128) cannot run tosa.transpose_conv2d: outside the documented limits: "
-        "DataTypes (IFM, Weights, OFM): (i8_t,i8_t,i32_t), (i8_t,i4_t,i32_t), "
-        "(i16_t,i8_t,i48_t); EXT-INT16 is only supported if followed by RESCALE to i8_t, i16_t "
-        "or i32_t; Tensor axis: N any, HWC in range 1..65536; Kernel size: 1 <= "
-        "kernel_x*kernel_y <= 4096 and 1 <= kernel_y <= 64; Stride combinations:; (1,1), (2,2); "
-        "(1,2) only if IFM height and kernel height are 1; (2,1) only if IFM width and kernel "
-        "width are 1"),
     # A key padding mask computed from a lengths input: no INT lowering of a data-dependent
     # masked_fill yet (a constant mask, causal or Emformer's, is lowered)
     **{("conformer_layers_masked", scheme, target): _MASKED_FILL.format(target=target)
@@ -194,3 +185,29 @@ def test_output_that_is_an_input_on_npu_tosa_INT():
     assert compiled.op_counts().get("tosa.identity") == 1
     vela = compiled.vela()
     assert (vela.cpu_ops, vela.npu_ops) == (0, 2), vela.summary()
+
+
+@pytest.mark.parametrize("c_in,c_out,kernel,stride,padding,output_padding,groups,dilation", [
+    (4, 3, 16, 8, 4, 0, 1, 1),  # ConvTasNet's decoder: K = 2s
+    (4, 2, 5, 3, 1, 2, 1, 1),  # K % s != 0, output_padding
+    (4, 4, 6, 4, 0, 0, 2, 1),  # groups
+    (3, 2, 3, 3, 2, 1, 1, 2),  # dilation
+])
+def test_transposed_conv_by_phases_tosa_INT(c_in, c_out, kernel, stride, padding,
+                                            output_padding, groups, dilation):
+    """A ConvTranspose1d of stride > 2 for the U55 (whose TRANSPOSE_CONV2D takes strides 1 and
+    2): one stride-1 conv2d with stride x O channels, reshaped and cropped, bit-identical to
+    the transpose_conv2d the tosa-int target keeps, and on the NPU."""
+    torch.manual_seed(0)
+    model = nn.ConvTranspose1d(c_in, c_out, kernel, stride, padding, output_padding, groups,
+                               dilation=dilation).eval()
+    calibration = [(torch.randn(1, c_in, 6),) for _ in range(ONE_LAYER_CALIBRATION)]
+    quantized = torch2tosa.quantize(model, calibration)
+    u55 = torch2tosa.compile(quantized, calibration[0], target=U55)
+    reference = torch2tosa.compile(quantized, calibration[0], target="tosa-int")
+    assert "tosa.transpose_conv2d" not in u55.mlir and "tosa.transpose_conv2d" in reference.mlir
+    x = torch.randn(1, c_in, 6)
+    (a,), (b,) = u55.run_reference(x), reference.run_reference(x)
+    assert a.shape == b.shape and (a == b).all()
+    vela = u55.vela()
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
