@@ -18,6 +18,7 @@ the first line of the error it stops with. `make bench` runs it with the publish
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -52,6 +53,13 @@ def _snr(values: list[float]) -> str:
     return f"{min(values):.1f}" if values else ""
 
 
+def error_cell(error: str) -> str:
+    """The error's first line without the model file's directory and the list of further
+    float ops, for a table cell."""
+    first = re.sub(r"^\S*/(?=[^/\s]+:\d+:)", "", error.splitlines()[0])
+    return first.split("; also left in float")[0].replace("|", "\\|")
+
+
 def markdown(rows: list[dict]) -> list[str]:
     if not rows:
         return []
@@ -67,8 +75,7 @@ def markdown(rows: list[dict]) -> list[str]:
     for r in rows:
         head = f"| {r['name']} | {r['scheme']} | {r['target']} |"
         if r["error"] is not None:
-            first = r["error"].splitlines()[0].replace("|", "\\|")
-            lines.append(f"{head} stops: {first} | | | | | |")
+            lines.append(f"{head} stops: {error_cell(r['error'])} | | | | | |")
         else:
             lines.append(f"{head} {r['npu_ops']} | {r['cpu_ops']} | {r['tosa_ops']} | "
                          f"{r['cycles']} | {_snr(r['snr_db'])} | {_snr(r['pt2e_snr_db'])} |")
