@@ -5,7 +5,8 @@
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
     python bench/bench.py --streaming-only  # only the streaming section (bench_streaming.py)
-    python bench/bench.py --published     # only the published models (see bench_published.py)
+    python bench/bench.py --published     # only the published models (see bench_published.py,
+                                          # and bench_published_int.py for INT on Ethos-U)
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
@@ -65,6 +66,7 @@ from torch2tosa.target import TARGET_ENV
 import bench_int
 import bench_streaming
 import bench_published
+import bench_published_int
 from harness import (LOADS, TIMEOUT_S, Target, cell_error, check, compile_iree, failure, fmt,
                      isolated, latency, no_result, noise_band, short_error, targets_text,
                      time_iree, time_reference)
@@ -604,7 +606,7 @@ def environment() -> dict:
 
 
 def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
-                  iree_forms=(), streaming=((), ())) -> str:
+                  iree_forms=(), streaming=((), ()), published_int=()) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -637,6 +639,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
                "for the loop condition and a copy of the output buffer every iteration.", "",
                iree_forms_table(list(iree_forms)), ""]
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
+    md += bench_published_int.markdown(list(published_int))
     md += bench_int.markdown(int_rows, env)
     if streaming[0]:
         md += bench_streaming.markdown(list(streaming[0]))
@@ -649,6 +652,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
         {"environment": env, "models": rows, "gru_forms": forms,
          "gru_forms_iree": list(iree_forms),
          "published": list(published),
+         "published_int": list(published_int),
          "int": bench_int.settings() | {"models": int_rows},
          "streaming": {"models": list(streaming[0]), "drift": list(streaming[1])},
          "targets": [asdict(t) for t in ts]}, indent=1))
@@ -711,6 +715,8 @@ def main(argv=None) -> int:
     if published and not fp_names:
         warm_up()
     pub_rows = bench_published.bench_published(published, COMPILERS, measure_isolated, progress)
+    pub_int_rows = bench_published_int.bench(published, lambda what, row: print(
+        f"  {what} {(row['error'] or 'ok').splitlines()[0]}", file=sys.stderr, flush=True))
     run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published
                      or args.streaming_only)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
@@ -726,7 +732,7 @@ def main(argv=None) -> int:
           + bench_streaming.targets(list(streaming[0])))
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows, iree_forms, streaming)
+                               pub_rows, iree_forms, streaming, pub_int_rows)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published
             or args.streaming_only):

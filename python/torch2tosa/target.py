@@ -83,6 +83,10 @@ class Target:
     # stride above 3; in IREE, converting strides of 4 and more pays, strides 2 and 3 may or
     # may not (docs/benchmark.md, design measurements), so they are kept.
     conv_stride_max: int | None = None
+    # The largest transpose_conv2d width stride the consumer runs (Vela on the U55: 1 and 2
+    # for H = 1); an integer transposed Conv1d with a larger stride s becomes one stride-1
+    # conv2d with s*O output channels, one per phase of the output (`conv1d._by_phases`).
+    transpose_conv_stride_max: int | None = None
     # What one more NPU op costs, in multiply-adds of Vela's cycle estimate, for int8 and for
     # int16 activations: a grouped Conv1d (1 < g < C) is one block-diagonal conv2d (g times
     # the MACs) when the MACs it adds cost less than the g - 1 more convs of the per-group
@@ -161,7 +165,7 @@ TARGETS: dict[str, Target] = {
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
-               conv_stride_max=3, op_cost_macs=(75_000, 600_000)),
+               conv_stride_max=3, transpose_conv_stride_max=2, op_cost_macs=(75_000, 600_000)),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3,

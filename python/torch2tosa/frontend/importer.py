@@ -134,6 +134,16 @@ def check_inference_graph(prog: torch.export.ExportedProgram) -> None:
             f"(torch2tosa does not change your model's mode)")
 
 
+def _drop_dtype_assertions_of_dequantized(gm: torch.fx.GraphModule) -> None:
+    """Erases export's `_assert_tensor_metadata` checks (left by a `x.float()` or
+    `.type_as` that keeps the dtype) on a dequantized value: the INT lowering makes that
+    value an integer, and the check would keep a float value alive in the INT graph."""
+    for node in list(gm.graph.nodes):
+        if node.target is torch.ops.aten._assert_tensor_metadata.default and node.args \
+                and isinstance(node.args[0], torch.fx.Node) and is_qdq(node.args[0]):
+            gm.graph.erase_node(node)
+
+
 def decomposition_table(keep: Iterable[str]) -> dict:
     """torch-mlir's table with our audio decompositions in front (audio_decompositions.py)
     and our f32 decompositions (decompositions.py), with the aten ops named in `keep` (e.g.
@@ -264,6 +274,7 @@ def import_model(
         for node in declined:  # a given program does not change
             del node.meta[decompositions.DECLINED]
     fold_zero_size(prog.graph_module, node_origin)
+    _drop_dtype_assertions_of_dequantized(prog.graph_module)
     fold_constants.fold_constant_subgraphs(prog.graph_module)
     _lift_list_parameters(prog)
     importer = _new_importer(context)

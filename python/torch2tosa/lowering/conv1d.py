@@ -18,7 +18,13 @@ Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C
 
 Transposed: TOSA transpose_conv2d has no flip, no dilation and no groups: dilation becomes
 zeros between kernel taps and groups a block-diagonal weight. TOSA requires out_pad > -K;
-a larger PyTorch padding crops the rest with one slice.
+a larger PyTorch padding crops the rest with one slice. For a consumer that runs no
+transpose_conv2d of stride s (the U55 above 2), by phases: the uncropped output u[q*s + r]
+= sum_m x[q - m] W[m*s + r] (m < M = ceil(K/s), W zero past K) is, for each phase r, a
+stride-1 correlation of x padded by M - 1 on both sides with W's taps r, r + s, ... in
+reverse: one conv2d with s*O output channels (phase-major), its [.., q, s*O] accumulator
+reshaped to [.., q*s + r, O] and cropped. The same integer products and sums as the
+transposed conv (bit-identical), s times its MACs over zero taps only where K % s != 0.
 """
 
 from __future__ import annotations
@@ -185,14 +191,18 @@ def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None) -> str:
 
 
 def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None = None,
-              grouped: str | None = None) -> ir.Value:
+              grouped: str | None = None, transposed_stride_max: int | None = None) -> ir.Value:
     """x [N,1,W,C] -> [N,1,W',O]: the accumulator, or what `finish` makes of it (an integer
     conv's RESCALE to the output type, applied per group before the groups are joined:
     TOSA concatenates no int48). `grouped` is the form of a grouped conv (default
-    `grouped_form`)."""
+    `grouped_form`); a transposed conv of a stride above `transposed_stride_max` is built
+    by phases (int32 accumulators only: TOSA reshapes no int48)."""
     finish = finish or (lambda acc, channels: acc)
     if spec.transposed:
-        return finish(_transposed(x, spec, k), slice(0, spec.out_channels))
+        by_phases = transposed_stride_max is not None and spec.stride > transposed_stride_max \
+            and str(k.bias_elem) == "i32"
+        acc = _by_phases(x, spec, k) if by_phases else _transposed(x, spec, k)
+        return finish(acc, slice(0, spec.out_channels))
     return _forward(x, spec, k, finish, grouped or grouped_form(spec))
 
 
@@ -266,6 +276,24 @@ def _transposed(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
                             out_hw=[1, spec.out_width + crop_left + crop_right],
                             input_zp=k.input_zp)
     return tb.slice_(y, [0, 0, crop_left, 0], [spec.batch, 1, spec.out_width, spec.out_channels])
+
+
+def _by_phases(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
+    """x [N,1,W,C] -> [N,1,W',O] as a stride-1 conv2d with s*O channels (module doc)."""
+    weight = cw.transpose_conv_ohwi(k.w, spec.out_channels, spec.groups, spec.dilation)
+    o, kernel, c = weight.shape[0], weight.shape[2], weight.shape[3]
+    s, left = spec.stride, spec.pad[0]
+    # taps M: the output must reach column left + W' - 1 (output_padding reaches past K)
+    taps = -(-max(kernel, left + spec.out_width - (spec.width - 1) * s) // s)
+    padded = np.zeros((o, taps * s, c), weight.dtype)
+    padded[:, :kernel] = weight[:, 0]
+    phases = padded.reshape(o, taps, s, c)[:, ::-1].transpose(2, 0, 1, 3)  # [s, O, M, C]
+    columns = spec.width + taps - 1
+    acc = tb.conv2d(x, k.weight(phases.reshape(s * o, 1, taps, c)), k.bias(np.tile(k.b, s)),
+                    pad=[0, 0, taps - 1, taps - 1], stride=[1, 1], dilation=[1, 1],
+                    out_hw=[1, columns], input_zp=k.input_zp)
+    u = tb.reshape(acc, [spec.batch, 1, columns * s, o])
+    return tb.slice_(u, [0, 0, left, 0], [spec.batch, 1, spec.out_width, o])
 
 
 def check_padding(spec: Conv1d) -> None:

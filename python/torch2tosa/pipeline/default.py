@@ -81,5 +81,7 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
                if options.target.conv_stride_max is not None else [])
     # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
     floats = [] if options.target.is_int else ["convert-int32-to-f32"]
+    # Vela wants every graph output written by an op (an input returned as it is is not)
+    copies = ["insert-output-copies"] if options.target.accelerator is not None else []
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *strided, CLEANUP,
-            *(validation if options.validate else []), environment]
+            *copies, *(validation if options.validate else []), environment]

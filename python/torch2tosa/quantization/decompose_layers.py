@@ -24,6 +24,11 @@ model computes what the integer graph computes, piece by piece:
                                         softmax's pieces, a MATMUL. The mask must not depend
                                         on the model's inputs (a causal mask, a fixed one):
                                         it is evaluated here.
+    x / (mean(x^2, dims, keepdim)    -> rms_norm(x, x's trailing dims, eps 0) [* 1/c]: a
+    ** 0.5 [* c]), dims x's trailing    scale normalization (SQUIM's input) as the RMS norm
+    dims, c > 0 (or sqrt(...))          it is, whose integer lowering computes the mean
+                                        square in int32 (a division of two activations has
+                                        no integer lowering)
 
 Every new node carries the replaced node's source meta (diagnostics name its line).
 """
@@ -180,6 +185,42 @@ def _batch_statistics(new: NodeBuilder, x: Node, weight, bias, eps: float,
     return new(aten.reshape.default, (back, shape))
 
 
+# --- division by the root mean square -------------------------------------------------------
+
+
+def _rms_division(model: GraphModule, node: Node) -> bool:
+    """div(x, d), d = [mul(]pow(mean(pow(x, 2), dims, True), 0.5)[, c)] or sqrt(mean(...)),
+    dims x's trailing dims, c a positive number: x / (c rms(x))."""
+    x, d = node.args[:2]
+    if not (isinstance(x, Node) and isinstance(d, Node)):
+        return False
+    factor = 1.0
+    if d.target is aten.mul.Tensor and isinstance(d.args[1], (int, float)) \
+            and not isinstance(d.args[1], bool) and d.args[1] > 0:
+        d, factor = d.args[0], float(d.args[1])
+    if not (d.target is aten.sqrt.default
+            or (d.target is aten.pow.Tensor_Scalar and d.args[1] == 0.5)):
+        return False
+    mean = d.args[0]
+    if not (isinstance(mean, Node) and mean.target is aten.mean.dim and len(mean.args) > 2
+            and mean.args[2]):
+        return False
+    square = mean.args[0]
+    if not (isinstance(square, Node) and square.target is aten.pow.Tensor_Scalar
+            and square.args[0] is x and square.args[1] == 2):
+        return False
+    shape = _shape(x)
+    dims = sorted({dim % len(shape) for dim in mean.args[1]})
+    if dims != list(range(len(shape) - len(dims), len(shape))):
+        return False  # rms_norm normalizes trailing dims only
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        y = new(aten.rms_norm.default, (x, shape[dims[0]:], None, 0.0))
+        if factor != 1.0:
+            y = new(aten.mul.Tensor, (y, 1.0 / factor))
+    return _replace(model, node, y)
+
+
 # --- scaled dot-product attention -------------------------------------------------------------
 
 
@@ -238,5 +279,5 @@ def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, sour
 
 
 _REWRITES = {**{op: _split for op in SPLITS}, aten.glu.default: _glu,
-             aten.batch_norm.default: _batch_norm,
+             aten.batch_norm.default: _batch_norm, aten.div.Tensor: _rms_division,
              aten.scaled_dot_product_attention.default: _sdpa}

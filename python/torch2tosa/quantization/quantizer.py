@@ -18,6 +18,8 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   output is (TOSA folds the clamp into the RESCALE)
   cat                             inputs and output share one observer, with the
                                   producers' outputs too: no requantization
+  sum over dims                   input x's own parameters, output act (an int32
+                                  REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
   pow(x, c), sqrt, rsqrt,         2 and 3 by MULs)
   softplus, mish
@@ -35,7 +37,8 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (int16: the same ranges with zero point 0); a mask
                                   (-inf where excluded) adds two pieces with x's and
                                   x - max's parameters
-  shape / layout ops (incl. expand, repeat, repeat_interleave, flip), max_pool, mean,
+  shape / layout ops (incl. expand, repeat, repeat_interleave, flip, a `to` that keeps
+  the float dtype), max_pool, mean,
   avg_pool, zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
@@ -132,6 +135,8 @@ SHARED_OPS = {
     aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
 } | FUSABLE_ACTIVATIONS
+# Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
+SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
 # The recurrent layer ops and their cells, by kind (aten.<kind>.input, aten.<kind>_cell).
 RECURRENT_OPS = {aten.gru.input: "gru", aten.lstm.input: "lstm",
@@ -167,6 +172,13 @@ class TosaQuantizer(Quantizer):
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
         sm.decompose_softmax(model)
+        # What the rewrites read only to match (a mask now a constant, the pieces of an RMS
+        # division), including export's dtype assertions on it (kept alive as side effects).
+        for node in list(model.graph.nodes):
+            if node.target is aten._assert_tensor_metadata.default:
+                model.graph.erase_node(node)
+        model.graph.eliminate_dead_code()
+        model.recompile()
         return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
@@ -192,11 +204,12 @@ class TosaQuantizer(Quantizer):
                 self._annotate_matmul(node)
             elif target in CAT_OPS:
                 self._annotate_cat(node)
+            elif target in SUM_OPS and node.kwargs.get("dtype") is None and len(node.args) < 4:
+                self._annotate_sum(node)
             elif target in UNARY_OPS:
                 self._annotate_table(node)
-            elif target in SUM_OPS:
-                self._annotate_own_scale(node)
-            elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)):
+            elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)) \
+                    or (target in SAME_DTYPE_OPS and _same_dtype(node)):
                 self._annotate_shared(node)
         return model
 
@@ -328,27 +341,28 @@ class TosaQuantizer(Quantizer):
             return
         first = tensors[0]
         shared = SharedQuantizationSpec((first, node))
-        # the edge with the spec first: prepare makes a sharing group's observer from the
-        # first member it meets, and a model input has no output observer to meet before it;
-        # a tensor listed twice (cat([x, x])) is one edge, the first's
+        # The first edge's own spec comes first: prepare creates each sharing group's
+        # observer from the group's first edge in this order, and a shared spec there (other
+        # tensors with unannotated producers, e.g. cat([zeros, ones])) names no observer yet.
         inputs = {first: self.scheme.activation}
-        inputs.update({t: shared for t in tensors[1:] if t is not first})
+        for t in tensors[1:]:
+            inputs.setdefault(t, shared)
         _annotate(node, inputs, shared)
+
+    def _annotate_sum(self, node: Node) -> None:
+        """A sum reads x's codes as they are (the lowering widens them to int32) and has its
+        own observed output scale."""
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        act = self.scheme.activation
+        _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act}, act)
 
     def _annotate_table(self, node: Node) -> None:
         x = node.args[0]
         if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
             return
         _annotate(node, {x: self.scheme.activation}, self.scheme.activation)
-
-    def _annotate_own_scale(self, node: Node) -> None:
-        """An op whose output has its own observed scale, reading its input as it is (the
-        producer's parameters when quantized)."""
-        x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
-            return
-        act = self.scheme.activation
-        _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act}, act)
 
     def _annotate_softmax_part(self, node: Node, part: str) -> None:
         """The specs of decompose_softmax's pieces. Every input edge from another piece shares
@@ -531,6 +545,12 @@ def _pads_with_zero(node: Node) -> bool:
     mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
     value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value")
     return mode in ("reflect", "replicate", "circular") or value in (None, 0)
+
+
+def _same_dtype(node: Node) -> bool:
+    x = node.args[0]
+    return isinstance(x, Node) and _is_float(x) and _is_float(node) \
+        and x.meta["val"].dtype == node.meta["val"].dtype
 
 
 def _is_float(node) -> bool:

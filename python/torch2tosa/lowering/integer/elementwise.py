@@ -61,6 +61,9 @@ def quantized_operand(value: ir.Value, what: str) -> tuple[ir.Value, QParams]:
             f"{what}: an operand is not quantized per tensor while the output is; quantize the "
             f"model with torch2tosa.quantize", value)
     int_value, qp = found
+    data = tb.elements_of(int_value)
+    if data is not None:  # a quantized constant (a parameter x is multiplied by): a tosa.const
+        return tb.const(data, tb.builtin_type_for(int_value.type).element_type), qp
     return tb.to_builtin(int_value), qp
 
 
