@@ -390,7 +390,7 @@ def markdown(rows: list[dict], env: dict) -> list[str]:
         differences = "; ".join(f"{r.example}: {r.difference}" for r in EXECUTORCH)
         md += [f"### vs ExecuTorch {EXECUTORCH_VERSION} reference numbers (published, not "
                f"measured here; models differ: {differences})", "",
-               f"ExecuTorch's Ethos-U flow cannot run on this machine; its counts are the ones "
+               "ExecuTorch's Ethos-U flow cannot run on this machine; its counts are the ones "
                "quoted in issue #10 for its own models (- where none was given), not a same-run "
                "measurement.", "",
                comparison, ""]

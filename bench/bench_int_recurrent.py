@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch

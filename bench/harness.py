@@ -108,7 +108,7 @@ def compile_iree(module, arrays, expected) -> dict:
     module ("vmfb") for `time_iree` to time. A failure is the row's "error",
     not a crash."""
     from torch2tosa import api
-    from torch2tosa.backends import iree_cpu, reference
+    from torch2tosa.backends import iree_cpu
 
     row = {"dispatches": None, "executables": None, "copies": None, "kernels": None,
            "latency_s": None, "max_abs_error": None, "error": None, "vmfb": None}

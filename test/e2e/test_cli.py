@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 from torch_mlir import ir
 
 from torch2tosa.support.context import new_context

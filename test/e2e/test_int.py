@@ -112,7 +112,6 @@ def test_nonlinearity_a16w8_tosa_INT(name, fn, scale, min_fraction):
     f in float) on the calibration's last input and on a fresh one, SNR vs float, 0 CPU ops
     on ethos-u85-256, and a clear error on ethos-u55-128 (int8 TABLEs only)."""
     from torch2tosa.lowering.integer import quant_math as qm
-    from torch2tosa.backends import reference
 
     torch.manual_seed(0)
     shape = (2, 4, 64)

@@ -13,7 +13,6 @@ steps test nothing new and only cost compile time.
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,7 @@ import torch
 import torch2tosa
 from torch2tosa import examples
 from torch2tosa import checking
-from torch2tosa.backends import iree_cpu, reference
-from torch2tosa.pipeline import runner
+from torch2tosa.backends import iree_cpu
 
 from conftest import ATOL_F32
 

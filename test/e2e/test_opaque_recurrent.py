@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import pytest
-import torch
 
 from torch2tosa.examples.models import gru, lstm, rnn
 from torch2tosa.frontend import importer

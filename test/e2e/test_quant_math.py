@@ -62,7 +62,6 @@ def test_quant_math_bias_int32_and_overflow():
 
 def test_quantized_comparison_counts_whole_steps():
     """Exact one-step differences in float32 are one step, not 1.000006."""
-    from torch2tosa.backends import reference
 
     scale = 0.0123
     codes = np.arange(-100, 100)

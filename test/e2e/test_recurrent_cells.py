@@ -7,7 +7,6 @@ import pytest
 import torch
 from torch import nn
 
-import torch2tosa
 from torch2tosa.pipeline import runner
 
 from conftest import compile_and_check

@@ -16,7 +16,6 @@ outputs (`taps.tapped_module`, the same pipeline): the caller passes the compile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np

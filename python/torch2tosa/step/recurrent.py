@@ -71,7 +71,7 @@ class RecurrentRules:
         if bidirectional:
             raise StreamingError(node, f"a bidirectional {kind} reads the sequence backwards "
                                  f"from its end, which a stream never reaches",
-                                 f"use bidirectional=False")
+                                 "use bidirectional=False")
         if s.axis != (1 if batch_first else 0):
             raise AxisMismatch(node, f"runs along axis {1 if batch_first else 0} but the "
                                  f"time axis is {s.axis}", "give time_axis= the axis the "
