@@ -238,8 +238,12 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
         return False
     length, source = _shape(q)[-2], _shape(k)[-2]
     bias = _attention_bias(model, mask, args["is_causal"], length, source)
-    if bias is False:
-        return False
+    runtime = None
+    if bias is False:  # an input-dependent mask: only a boolean one read from a 0/-inf fill
+        runtime = _runtime_excluded(model, node, mask)
+        if runtime is None:
+            return False
+        bias = None
     scale = args["scale"] if args["scale"] is not None else 1.0 / math.sqrt(_shape(q)[-1])
     rank = len(_shape(k))
     with model.graph.inserting_before(node):
@@ -256,10 +260,16 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
             if not bool(excluded.any()):
                 excluded = None
         weights = new(aten.softmax.int, (scores, -1))
-        if excluded is not None:
-            weights.meta[sm.MASK_KEY] = excluded
+        if excluded is not None or runtime is not None:
+            weights.meta[sm.MASK_KEY] = excluded if runtime is None else runtime
         y = new(aten.matmul.default, (weights, v))
-    return _replace(model, node, y)
+    _replace(model, node, y)
+    while runtime is not None and isinstance(mask, Node) and not mask.users:
+        # the float fill (in place: dead code elimination keeps it) and the zeros it filled
+        source = mask.args[0]
+        model.graph.erase_node(mask)
+        mask = source
+    return True
 
 
 def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, source: int):
@@ -276,6 +286,42 @@ def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, sour
     if value.dtype == torch.bool:
         return torch.zeros(value.shape).masked_fill(value.logical_not(), -math.inf)
     return value.to(torch.float64)
+
+
+# Ops that only move or broadcast a mask's entries (nn.MultiheadAttention's key padding mask
+# reaches scaled_dot_product_attention through these).
+_MASK_LAYOUT = {aten.view.default, aten.reshape.default, aten.expand.default,
+                aten.unsqueeze.default, aten._unsafe_view.default}
+
+
+def _runtime_excluded(model: GraphModule, node: Node, mask) -> Node | None:
+    """A boolean node, True where a position is excluded, for an input-dependent float mask
+    that is masked_fill(zeros, b, -inf) of a boolean b (nn.MultiheadAttention's key padding
+    mask from lengths) moved by layout ops: the same layout ops replayed on b, before `node`.
+    None for any other input-dependent mask (its finite values would need quantizing)."""
+    layout = []
+    while isinstance(mask, Node) and mask.target in _MASK_LAYOUT:
+        layout.append(mask)
+        mask = mask.args[0]
+    if not isinstance(mask, Node) or mask.target not in (
+            aten.masked_fill.Scalar, aten.masked_fill_.Scalar) or not _excluding(mask.args[2]):
+        return None
+    zeros, excluded = mask.args[:2]
+    if not isinstance(zeros, Node) or zeros.target is not aten.zeros_like.default:
+        zero = constant_value(model, zeros)
+        if zero is None or bool(zero.ne(0).any()):
+            return None
+    if not isinstance(excluded, Node) or excluded.meta["val"].dtype != torch.bool:
+        return None
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        for op in reversed(layout):
+            excluded = new(op.target, (excluded, *op.args[1:]))
+    return excluded
+
+
+def _excluding(value) -> bool:
+    return isinstance(value, (int, float)) and value <= EXCLUDED
 
 
 _REWRITES = {**{op: _split for op in SPLITS}, aten.glu.default: _glu,
