@@ -21,9 +21,12 @@ model computes what the integer graph computes, piece by piece:
     scaled_dot_product_attention     -> (q * scale) @ k^T [+ additive bias], softmax over the
     (q, k, v, mask, is_causal)          last dim with the mask's excluded positions marked
                                         on it (decompose_softmax.MASK_KEY), @ v: a MATMUL, the
-                                        softmax's pieces, a MATMUL. The mask must not depend
-                                        on the model's inputs (a causal mask, a fixed one):
-                                        it is evaluated here.
+                                        softmax's pieces, a MATMUL. A mask that does not
+                                        depend on the model's inputs (a causal mask, a fixed
+                                        one) is evaluated here; one that does must be
+                                        masked_fill(zeros, b, -inf) of a bool b moved by
+                                        layout ops (nn.MultiheadAttention's key padding
+                                        mask): b, moved the same way, marks the softmax.
     x / (mean(x^2, dims, keepdim)    -> rms_norm(x, x's trailing dims, eps 0) [* 1/c]: a
     ** 0.5 [* c]), dims x's trailing    scale normalization (SQUIM's input) as the RMS norm
     dims, c > 0 (or sqrt(...))          it is, whose integer lowering computes the mean

@@ -45,6 +45,15 @@ constant -inf bias (TosaQuantizer leaves it float: the add lowering folds it, sa
                                    where the excluded positions go, rounds to 0 exactly
 
 and a masked_fill(softmax, mask, 0) after it (Conformer's) is dropped: it fills zeros.
+A mask computed from the inputs (a bool node on an attention's softmax, `MASK_KEY`: a key
+padding mask from lengths) is read at run time, in attention's form only (below):
+
+    kept = masked_fill(x, mask, -inf)   x's parameters: the bottom code there   SELECT
+    m = amax(kept, dim, keepdim)        the max over the kept positions         REDUCE_MAX
+    d = x - m                           excluded positions above m saturate at 0
+
+and e is multiplied by ~mask (a CAST of the bool, a MUL). Any other softmax given one reads
+masked_fill(x, mask, -inf) again, which stays float (compile stops on it).
 
 **Attention.** A softmax over the last dim whose only user is a matmul p @ v keeps its
 probabilities out of int8 (at 1/255 a diffuse attention over 32 positions, p ~ 1/32, has

@@ -192,14 +192,14 @@ def lower_where(op, out, target=None):
     parameters; a constant number (scalar_tensor) is its code, clamped to the range (-inf is
     the bottom code). An error on targets without SELECT (ethos-u55-128)."""
     what = "aten.where.self"
+    rank = len(_result_shape(op))
+    a, b = (_selected(v, out, rank, what) for v in op.operands[1:3])
     if target is not None and not target.select:
         raise UnsupportedError(
             f"{what}: a mask computed from the model's inputs (an attention's key padding "
             f"mask) needs TOSA GREATER_EQUAL and SELECT, which target '{target.name}' does not "
             f"run ({target.description}; no comparisons, SELECT or boolean CAST): compile for "
             f"ethos-u85-256 or tosa-int, or pass no padding mask (one sequence per batch)")
-    rank = len(_result_shape(op))
-    a, b = (_selected(v, out, rank, what) for v in op.operands[1:3])
     return tb.select(_same_rank(tb.to_builtin(op.operands[0]), rank), a, b)
 
 
