@@ -133,16 +133,16 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
             continue
         dim = _softmax_dim(node)
         log = SOFTMAX_OPS[node.target]
-        weighted = None if log or dim is None else _weighted_sum(node, dim)
         runtime = isinstance(node.meta.get(MASK_KEY), Node)  # a mask computed from the inputs
-        if runtime and weighted is None:  # only attention's form takes it: the fill goes back
-            _refill(model, node)
+        if runtime and (log or dim is None or _weighted_sum(node, dim) is None):
+            _refill(model, node)  # only attention's form takes it: the fill goes back
             continue
         if dim is None:
             continue
         x, excluded, absorbed = _masked_input(model, node)
         if excluded is not None and not runtime:
             _drop_zero_fills(model, node, excluded)
+        weighted = None if log else _weighted_sum(node, dim)
         with graph.inserting_before(node):
             new = _Builder(model, node, x.meta["val"].shape[dim])
             if excluded is None:
