@@ -268,8 +268,11 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
         y = new(aten.matmul.default, (weights, v))
     _replace(model, node, y)
     while runtime is not None and isinstance(mask, Node) and not mask.users:
-        # the float fill (in place: dead code elimination keeps it) and the zeros it filled
+        # the float fill (in place: dead code elimination keeps it) and the zeros it filled,
+        # unless something else reads those zeros (and so the fill)
         source = mask.args[0]
+        if mask.target is aten.masked_fill_.Scalar and len(source.users) > 1:
+            break
         model.graph.erase_node(mask)
         mask = source
     return True
