@@ -254,9 +254,9 @@ LOWERINGS = {
 }
 
 
-# lowerings that take the target (which TABLE and MATMUL types it runs)
-TARGETED = {ew.lower_table, ew.lower_prelu, ew.lower_where, norms.lower_norm, lower_matmul, lower_row_divide,
-            _lower_convolution}
+# lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
+TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
+            _lower_convolution, ew.lower_where}
 
 
 # --- the pattern ---------------------------------------------------------------------------
