@@ -67,6 +67,9 @@ class Target:
     accelerator: str | None = None  # Vela's --accelerator-config, for NPU targets
     int16_tables: bool = True  # 513-entry int16 TABLE (EXT-INT16)
     int16_matmul: bool = True  # MATMUL of int16 activations into int48 (EXT-INT16)
+    # SELECT by a boolean, and the comparisons that compute one (an attention's key padding
+    # mask from a lengths input): Vela's Ethos-U55 has neither, nor a CAST of a boolean
+    select: bool = True
     # The consumer compiles the graph into fused kernels (IREE) rather than running it op by
     # op: the recurrent cells are laid out for the work inside a kernel, not the op count.
     fused_kernels: bool = False
@@ -165,6 +168,7 @@ TARGETS: dict[str, Target] = {
         Target("ethos-u55-128", PRO_INT, frozenset({"int16"}),
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
+               select=False,
                conv_stride_max=3, transpose_conv_stride_max=2, op_cost_macs=(75_000, 600_000)),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",

@@ -287,6 +287,14 @@ def minimum(a: ir.Value, b: ir.Value) -> ir.Value:
     return tosa.minimum(_broadcast_type(a, b), a, b)
 
 
+def select(pred: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
+    """on_true where the boolean `pred` holds, else on_false (equal ranks, broadcast)."""
+    shapes = [shape_of(v) for v in (pred, on_true, on_false)]
+    assert len({len(s) for s in shapes}) == 1, "TOSA SELECT operands must have equal rank"
+    out = tensor_type([max(d) for d in zip(*shapes)], element_type(on_false))
+    return tosa.select(out, pred, on_true, on_false)
+
+
 def clz(x: ir.Value) -> ir.Value:
     """Count of leading zero bits of each int32 element (32 for 0)."""
     return tosa.clz(x.type, x)

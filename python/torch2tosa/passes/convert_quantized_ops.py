@@ -235,6 +235,7 @@ LOWERINGS = {
     "torch.aten.sub.Scalar": ew.lower_sub,
     "torch.aten.mul.Tensor": ew.lower_mul,
     "torch.aten.mul.Scalar": ew.lower_scalar,
+    "torch.aten.where.self": ew.lower_where,
     "torch.aten.prelu": ew.lower_prelu,
     "torch.aten.div.Scalar": ew.lower_scalar,
     "torch.aten.div.Tensor": lower_row_divide,
@@ -253,9 +254,9 @@ LOWERINGS = {
 }
 
 
-# lowerings that take the target (which TABLE and MATMUL types it runs)
+# lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
 TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
-            _lower_convolution}
+            _lower_convolution, ew.lower_where}
 
 
 # --- the pattern ---------------------------------------------------------------------------
@@ -300,7 +301,8 @@ def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -
         rewriter.erase_op(act)
     rewriter.erase_op(producer)
     erase_unused(rewriter, [op for op in operands if op is not None and op.name in
-                            (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct")])
+                            (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct",
+                             "torch.aten.scalar_tensor")])  # where's number (a -inf fill)
 
 
 def _check_lowerable(q: ir.Operation) -> None:

@@ -21,9 +21,12 @@ model computes what the integer graph computes, piece by piece:
     scaled_dot_product_attention     -> (q * scale) @ k^T [+ additive bias], softmax over the
     (q, k, v, mask, is_causal)          last dim with the mask's excluded positions marked
                                         on it (decompose_softmax.MASK_KEY), @ v: a MATMUL, the
-                                        softmax's pieces, a MATMUL. The mask must not depend
-                                        on the model's inputs (a causal mask, a fixed one):
-                                        it is evaluated here.
+                                        softmax's pieces, a MATMUL. A mask that does not
+                                        depend on the model's inputs (a causal mask, a fixed
+                                        one) is evaluated here; one that does must be
+                                        masked_fill(zeros, b, -inf) of a bool b moved by
+                                        layout ops (nn.MultiheadAttention's key padding
+                                        mask): b, moved the same way, marks the softmax.
     x / (mean(x^2, dims, keepdim)    -> rms_norm(x, x's trailing dims, eps 0) [* 1/c]: a
     ** 0.5 [* c]), dims x's trailing    scale normalization (SQUIM's input) as the RMS norm
     dims, c > 0 (or sqrt(...))          it is, whose integer lowering computes the mean
@@ -238,8 +241,12 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
         return False
     length, source = _shape(q)[-2], _shape(k)[-2]
     bias = _attention_bias(model, mask, args["is_causal"], length, source)
-    if bias is False:
-        return False
+    runtime = None
+    if bias is False:  # an input-dependent mask: only a boolean one read from a 0/-inf fill
+        runtime = _runtime_excluded(model, node, mask)
+        if runtime is None:
+            return False
+        bias = None
     scale = args["scale"] if args["scale"] is not None else 1.0 / math.sqrt(_shape(q)[-1])
     rank = len(_shape(k))
     with model.graph.inserting_before(node):
@@ -256,10 +263,19 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
             if not bool(excluded.any()):
                 excluded = None
         weights = new(aten.softmax.int, (scores, -1))
-        if excluded is not None:
-            weights.meta[sm.MASK_KEY] = excluded
+        if excluded is not None or runtime is not None:
+            weights.meta[sm.MASK_KEY] = excluded if runtime is None else runtime
         y = new(aten.matmul.default, (weights, v))
-    return _replace(model, node, y)
+    _replace(model, node, y)
+    while runtime is not None and isinstance(mask, Node) and not mask.users:
+        # the float fill (in place: dead code elimination keeps it) and the zeros it filled,
+        # unless something else reads those zeros (and so the fill)
+        source = mask.args[0]
+        if mask.target is aten.masked_fill_.Scalar and len(source.users) > 1:
+            break
+        model.graph.erase_node(mask)
+        mask = source
+    return True
 
 
 def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, source: int):
@@ -276,6 +292,42 @@ def _attention_bias(model: GraphModule, mask, is_causal: bool, length: int, sour
     if value.dtype == torch.bool:
         return torch.zeros(value.shape).masked_fill(value.logical_not(), -math.inf)
     return value.to(torch.float64)
+
+
+# Ops that only move or broadcast a mask's entries (nn.MultiheadAttention's key padding mask
+# reaches scaled_dot_product_attention through these).
+_MASK_LAYOUT = {aten.view.default, aten.reshape.default, aten.expand.default,
+                aten.unsqueeze.default, aten._unsafe_view.default}
+
+
+def _runtime_excluded(model: GraphModule, node: Node, mask) -> Node | None:
+    """A boolean node, True where a position is excluded, for an input-dependent float mask
+    that is masked_fill(zeros, b, -inf) of a boolean b (nn.MultiheadAttention's key padding
+    mask from lengths) moved by layout ops: the same layout ops replayed on b, before `node`.
+    None for any other input-dependent mask (its finite values would need quantizing)."""
+    layout = []
+    while isinstance(mask, Node) and mask.target in _MASK_LAYOUT:
+        layout.append(mask)
+        mask = mask.args[0]
+    if not isinstance(mask, Node) or mask.target not in (
+            aten.masked_fill.Scalar, aten.masked_fill_.Scalar) or not _excluding(mask.args[2]):
+        return None
+    zeros, excluded = mask.args[:2]
+    if not isinstance(zeros, Node) or zeros.target is not aten.zeros_like.default:
+        zero = constant_value(model, zeros)
+        if zero is None or bool(zero.ne(0).any()):
+            return None
+    if not isinstance(excluded, Node) or excluded.meta["val"].dtype != torch.bool:
+        return None
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        for op in reversed(layout):
+            excluded = new(op.target, (excluded, *op.args[1:]))
+    return excluded
+
+
+def _excluding(value) -> bool:
+    return isinstance(value, (int, float)) and value <= EXCLUDED
 
 
 _REWRITES = {**{op: _split for op in SPLITS}, aten.glu.default: _glu,

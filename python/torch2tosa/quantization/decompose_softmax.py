@@ -45,6 +45,15 @@ constant -inf bias (TosaQuantizer leaves it float: the add lowering folds it, sa
                                    where the excluded positions go, rounds to 0 exactly
 
 and a masked_fill(softmax, mask, 0) after it (Conformer's) is dropped: it fills zeros.
+A mask computed from the inputs (a bool node on an attention's softmax, `MASK_KEY`: a key
+padding mask from lengths) is read at run time, in attention's form only (below):
+
+    kept = masked_fill(x, mask, -inf)   x's parameters: the bottom code there   SELECT
+    m = amax(kept, dim, keepdim)        the max over the kept positions         REDUCE_MAX
+    d = x - m                           excluded positions above m saturate at 0
+
+and e is multiplied by ~mask (a CAST of the bool, a MUL). Any other softmax given one reads
+masked_fill(x, mask, -inf) again, which stays float (compile stops on it).
 
 **Attention.** A softmax over the last dim whose only user is a matmul p @ v keeps its
 probabilities out of int8 (at 1/255 a diffuse attention over 32 positions, p ~ 1/32, has
@@ -83,12 +92,13 @@ SIZE_KEY = "torch2tosa_softmax_size"  # the size of the softmax's dim
 # (x, the first piece reading it): the edge whose observer holds x's parameters
 INPUT_KEY = "torch2tosa_softmax_input"
 # On a softmax node (decompose_layers: attention): a bool tensor, broadcastable to its input,
-# True where a position is excluded (its score is -inf).
+# True where a position is excluded (its score is -inf); or a bool node computing one from the
+# model's inputs (a key padding mask), which only attention's form takes.
 MASK_KEY = "torch2tosa_softmax_mask"
 MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX, MASKED, MASKED_SHIFT = (
     "max", "shifted", "exp", "sum", "log", "log_softmax", "masked", "masked_shift")
-ROW_SUM, WEIGHTED, NORMALIZED, MASKED_EXP = (  # attention's
-    "row_sum", "weighted", "normalized", "masked_exp")
+ROW_SUM, WEIGHTED, NORMALIZED, MASKED_EXP, MASK_KEEP = (  # attention's
+    "row_sum", "weighted", "normalized", "masked_exp", "mask_keep")
 
 SOFTMAX_OPS = {aten.softmax.int: False, aten._softmax.default: False,
                aten.log_softmax.int: True, aten._log_softmax.default: True}
@@ -122,11 +132,15 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
         if node.op != "call_function" or node.target not in SOFTMAX_OPS:
             continue
         dim = _softmax_dim(node)
+        log = SOFTMAX_OPS[node.target]
+        runtime = isinstance(node.meta.get(MASK_KEY), Node)  # a mask computed from the inputs
+        if runtime and (log or dim is None or _weighted_sum(node, dim) is None):
+            _refill(model, node)  # only attention's form takes it: the fill goes back
+            continue
         if dim is None:
             continue
-        log = SOFTMAX_OPS[node.target]
         x, excluded, absorbed = _masked_input(model, node)
-        if excluded is not None:
+        if excluded is not None and not runtime:
             _drop_zero_fills(model, node, excluded)
         weighted = None if log else _weighted_sum(node, dim)
         with graph.inserting_before(node):
@@ -137,9 +151,12 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
                 d = new(aten.sub.Tensor, (x, m), SHIFTED)
                 e = new(aten.exp.default, (d,), EXP)
             else:  # the max of the kept positions; exp 0 where excluded
-                bias = new.constant("_torch2tosa_softmax_mask", torch.zeros(excluded.shape)
-                                    .masked_fill(excluded, -math.inf))
-                kept = new(aten.add.Tensor, (x, bias), MASKED)
+                if runtime:  # a boolean computed from the inputs: x at the bottom code there
+                    kept = new(aten.masked_fill.Scalar, (x, excluded, -math.inf), MASKED)
+                else:
+                    bias = new.constant("_torch2tosa_softmax_mask", torch.zeros(
+                        excluded.shape).masked_fill(excluded, -math.inf))
+                    kept = new(aten.add.Tensor, (x, bias), MASKED)
                 new.edge = (x, kept)
                 kept.meta[INPUT_KEY] = new.edge
                 m = new(aten.amax.default, (kept, [dim], True), MAX)
@@ -148,8 +165,11 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
                     d = new(aten.add.Tensor, (d, bias), MASKED_SHIFT)
                     e = new(aten.exp.default, (d,), EXP)
                 else:  # e (0 where excluded) only feeds sums: exp, times the kept positions
-                    e = new(aten.mul.Tensor, (new(aten.exp.default, (d,), EXP), new.constant(
-                        "_torch2tosa_softmax_keep", excluded.logical_not().float())), MASKED_EXP)
+                    keep = (new(aten.logical_not.default, (excluded,), MASK_KEEP) if runtime
+                            else new.constant("_torch2tosa_softmax_keep",
+                                              excluded.logical_not().float()))
+                    e = new(aten.mul.Tensor, (new(aten.exp.default, (d,), EXP), keep),
+                            MASKED_EXP)
             if weighted is not None:  # attention: (e @ v) / sum(e), see the module doc
                 s = new(aten.sum.dim_IntList, (e, [dim], True), ROW_SUM)
                 with graph.inserting_before(weighted):
@@ -227,6 +247,16 @@ def _masked_input(model: GraphModule, node: Node):
                             "_torch2tosa_softmax_bias", soft.float())))
                 return scores, excluded, [x]
     return x, None, []
+
+
+def _refill(model: GraphModule, node: Node) -> None:
+    """A softmax marked with an input-dependent mask reads masked_fill(x, mask, -inf) again
+    (which has no integer lowering: the quantized graph stops on it, never computes without)."""
+    excluded = node.meta.pop(MASK_KEY)
+    with model.graph.inserting_before(node):
+        filled = NodeBuilder(model, node)(aten.masked_fill.Scalar,
+                                          (node.args[0], excluded, -math.inf))
+    node.replace_input_with(node.args[0], filled)
 
 
 def _weighted_sum(node: Node, dim: int) -> Node | None:

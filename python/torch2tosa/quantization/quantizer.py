@@ -372,6 +372,8 @@ class TosaQuantizer(Quantizer):
         nothing is observed (an observed range clips inputs flatter than the calibration's).
         A mask (a constant -inf bias) is not quantized: the add lowering folds it."""
         tensors = [a for a in node.args if isinstance(a, Node) and a.op != "get_attr"]
+        # a mask computed from the inputs stays boolean (MASKED, MASKED_EXP)
+        tensors = [a for a in tensors if a.meta["val"].dtype != torch.bool]
         if not all(_is_float(a) for a in tensors) or not _is_float(node):
             return
         act, size = self.scheme.activation, node.meta[sm.SIZE_KEY]

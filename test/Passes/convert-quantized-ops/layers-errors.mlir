@@ -136,3 +136,25 @@ func.func @divide_int8(%a: !torch.vtensor<[2,4],si8>, %b: !torch.vtensor<[2,4],s
   %q = torch.quantized_decomposed.quantize_per_tensor %y, %s, %z, %lo, %hi, %i8 : !torch.vtensor<[2,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,4],si8>
   return %q : !torch.vtensor<[2,4],si8>
 }
+
+// -----
+
+// COM: a mask computed from the inputs needs SELECT, which Ethos-U55 does not run.
+func.func @runtime_mask_on_u55(%x: !torch.vtensor<[2,3,4],si8>, %mask: !torch.vtensor<[2,1,4],i1>) -> !torch.vtensor<[2,3,4],si8> {
+  %s = torch.constant.float 5.000000e-02
+  %zp = torch.constant.int 3
+  %lo = torch.constant.int -128
+  %hi = torch.constant.int 127
+  %i8 = torch.constant.int 1
+  %none = torch.constant.none
+  %inf = torch.constant.float 0xFFF0000000000000
+  %f32 = torch.constant.int 6
+  %z0 = torch.constant.int 0
+  %cpu = torch.constant.device "cpu"
+  %dx = torch.quantized_decomposed.dequantize_per_tensor %x, %s, %zp, %lo, %hi, %i8, %none : !torch.vtensor<[2,3,4],si8>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int, !torch.none -> !torch.vtensor<[2,3,4],f32>
+  %fill = torch.aten.scalar_tensor %inf, %f32, %z0, %cpu, %none : !torch.float, !torch.int, !torch.int, !torch.Device, !torch.none -> !torch.vtensor<[],f32>
+  %w = torch.aten.where.self %mask, %fill, %dx : !torch.vtensor<[2,1,4],i1>, !torch.vtensor<[],f32>, !torch.vtensor<[2,3,4],f32> -> !torch.vtensor<[2,3,4],f32>
+  // expected-error @below {{aten.where.self: a mask computed from the model's inputs (an attention's key padding mask) needs TOSA GREATER_EQUAL and SELECT, which target 'ethos-u55-128' does not run (Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow; no comparisons, SELECT or boolean CAST): compile for ethos-u85-256 or tosa-int, or pass no padding mask (one sequence per batch)}}
+  %q = torch.quantized_decomposed.quantize_per_tensor %w, %s, %zp, %lo, %hi, %i8 : !torch.vtensor<[2,3,4],f32>, !torch.float, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,3,4],si8>
+  return %q : !torch.vtensor<[2,3,4],si8>
+}

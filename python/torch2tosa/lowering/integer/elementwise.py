@@ -10,7 +10,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand, or
               the number of add.Scalar / sub.Scalar, is folded into an int32 constant)
     mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy; by a constant c: c as int32
-              (its integers exactly: a 0/1 mask)
+              (its integers exactly: a 0/1 mask); by a boolean computed from the inputs:
+              CAST bool -> int32 and MUL
+    where     SELECT(mask, a, b) of a boolean mask computed from the inputs (a masked
+              softmax's -inf fill: the bottom code)
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
@@ -150,6 +153,9 @@ def lower_mul(op, out):
         data = dense_constant(op.operands[1 - i])
         if data is not None:
             return _mul_constant(*quantized_operand(op.operands[i], what), data, out, rank, what)
+        if tb.vtensor_shape_and_dtype(op.operands[1 - i].type)[1] == "i1":
+            return _mul_mask(*quantized_operand(op.operands[i], what), op.operands[1 - i], out,
+                             rank, what)
     (a, qa), (b, qb) = (quantized_operand(v, what) for v in op.operands[:2])
     a32 = _same_rank(_to_int32(a, qa, 1.0, what), rank)
     b32 = _same_rank(_to_int32(b, qb, 1.0, what), rank)
@@ -169,6 +175,42 @@ def _mul_constant(x: ir.Value, qp: QParams, data: np.ndarray, out: QParams, rank
     product = tb.mul(_same_rank(_to_int32(x, qp, 1.0, what), rank),
                      tb.const(factor, tb.int_type(32)))
     return _from_int32(product, qp.scalar_scale * unit / out.scalar_scale, out, what)
+
+
+def _mul_mask(x: ir.Value, qp: QParams, mask: ir.Value, out: QParams, rank: int,
+              what: str) -> ir.Value:
+    """x * mask with mask a boolean computed from the inputs (attention's kept positions):
+    CAST bool -> int32 and a MUL of x's int32 codes, zero where the mask is False."""
+    keep = tb.cast(tb.to_builtin(mask), tb.int_type(32))
+    product = tb.mul(_same_rank(_to_int32(x, qp, 1.0, what), rank), _same_rank(keep, rank))
+    return _from_int32(product, qp.scalar_scale / out.scalar_scale, out, what)
+
+
+def lower_where(op, out, target=None):
+    """where(mask, a, b) with a boolean mask computed from the inputs (masked_fill(x, mask,
+    -inf) of a softmax's excluded positions, as imported): SELECT of a and b at the output's
+    parameters; a constant number (scalar_tensor) is its code, clamped to the range (-inf is
+    the bottom code). An error on targets without SELECT (ethos-u55-128)."""
+    what = "aten.where.self"
+    rank = len(_result_shape(op))
+    a, b = (_selected(v, out, rank, what) for v in op.operands[1:3])
+    if target is not None and not target.select:
+        raise UnsupportedError(
+            f"{what}: a mask computed from the model's inputs (an attention's key padding "
+            f"mask) needs TOSA GREATER_EQUAL and SELECT, which target '{target.name}' does not "
+            f"run ({target.description}; no comparisons, SELECT or boolean CAST): compile for "
+            f"ethos-u85-256 or tosa-int, or pass no padding mask (one sequence per batch)")
+    return tb.select(_same_rank(tb.to_builtin(op.operands[0]), rank), a, b)
+
+
+def _selected(value: ir.Value, out: QParams, rank: int, what: str) -> ir.Value:
+    producer = tb.defining_op(value)
+    if producer is not None and producer.name == "torch.aten.scalar_tensor":
+        number = float(constant(producer.operands[0], f"{what}: a number"))
+        code = out.scalar_zero_point + number / out.scalar_scale if np.isfinite(number) \
+            else number
+        return tb.scalar(int(np.clip(np.round(code), out.qmin, out.qmax)), out.elem(), rank)
+    return _same_rank(requantized(*quantized_operand(value, what), out, what), rank)
 
 
 def lower_scalar(op, out):
