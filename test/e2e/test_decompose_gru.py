@@ -13,7 +13,7 @@ from torch_mlir import ir
 from torch2tosa.examples.models import Gru, gru
 from torch2tosa.pipeline import runner
 
-from conftest import compile_and_check
+from conftest import compile_and_check, forced_gru_cell
 
 # (id, gru kwargs, batch, seq, with_h0)
 CONFIGS = [
@@ -112,13 +112,6 @@ def test_decompose_gru_deepfilternet_sized():
     compile_and_check(*gru(256, 256, seq=100))
 
 
-def _forced_cell(cell: str) -> list[str]:
-    """The default pipeline with decompose-gru's `cell` forced."""
-    from torch2tosa.pipeline import default as default_pipelines
-    return [s.replace("decompose-gru{form=unrolled}", f"decompose-gru{{form=unrolled cell={cell}}}")
-            for s in default_pipelines.default_pipeline()]
-
-
 def test_decompose_gru_ops_per_timestep():
     """Slope between T=10 and T=20, cell=gates (float_cells.GRU_GATES, the op-count floor): 14
     ops per step with biases, 13 without, for one or both directions, any batch and either
@@ -129,7 +122,7 @@ def test_decompose_gru_ops_per_timestep():
         compiled = torch2tosa.compile(model, inputs, pipeline=pipeline)
         return torch2tosa.support.stats.compute_ops(compiled.op_counts())
 
-    gates = _forced_cell("gates")
+    gates = forced_gru_cell("gates")
     for kw, per_step in [(dict(), 14), (dict(bidirectional=True), 14), (dict(bias=False), 13),
                          (dict(bidirectional=True, bias=False), 13),
                          (dict(batch=4, batch_first=False), 14),
@@ -155,7 +148,7 @@ def test_decompose_gru_fused_ops_per_timestep():
 @pytest.mark.parametrize("cell,reshapes", [("gates", 6), ("two-matmul", 0)])
 def test_decompose_gru_no_reshape_or_transpose_batch_first(cell, reshapes):
     model, inputs = gru(16, 32, seq=10, num_layers=2, bidirectional=True)
-    compiled = compile_and_check(model, inputs, pipeline=_forced_cell(cell))
+    compiled = compile_and_check(model, inputs, pipeline=forced_gru_cell(cell))
     counts = compiled.op_counts()
     assert counts["tosa.transpose"] == 0
     # batch 1: [B, T, F] already is the [1, T*B, F] row layout. gates: three reshapes per

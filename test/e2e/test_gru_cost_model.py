@@ -15,20 +15,11 @@ from torch2tosa.examples.models import gru
 from torch2tosa.lowering.recurrent import float_cells, rewrite
 from torch2tosa.lowering.recurrent import op as recurrent_op
 from torch2tosa.lowering.recurrent.cost import LayerShape, layer_work
-from torch2tosa.pipeline import default as default_pipelines
 from torch2tosa.support import stats
 
-from conftest import compile_and_check
+from conftest import compile_and_check, forced_gru_cell
 
 CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU}
-
-
-def _pipeline(cell: str) -> list[str]:
-    """The default pipeline with decompose-gru's cell forced."""
-    steps = [s.replace("decompose-gru{form=unrolled}", f"decompose-gru{{form=unrolled cell={cell}}}")
-             for s in default_pipelines.default_pipeline()]
-    assert f"cell={cell}" in " ".join(steps)
-    return steps
 
 
 def _macs(compiled) -> int:
@@ -60,7 +51,7 @@ def test_work_formulas_count_the_emitted_ops(features, hidden, batch, bidirectio
         for steps in (4, 8):
             model, inputs = gru(features, hidden, seq=steps, batch=batch, with_h0=True,
                                 bidirectional=bidirectional, bias=bias)
-            compiled = torch2tosa.compile(model, inputs, pipeline=_pipeline(name))
+            compiled = torch2tosa.compile(model, inputs, pipeline=forced_gru_cell(name))
             shape = LayerShape(hidden, features, batch, 2 if bidirectional else 1, steps, bias)
             step, once = cell.work(shape)
             work = layer_work(step, once, shape)
@@ -142,6 +133,6 @@ def test_forced_cells_compute_the_gru(cell):
     """Every cell forced on tosa-fp matches PyTorch: a bidirectional two-layer GRU with h0,
     and nn.GRUCell (one step)."""
     compile_and_check(*gru(5, 7, seq=6, batch=2, num_layers=2, bidirectional=True,
-                           with_h0=True), pipeline=_pipeline(cell))
+                           with_h0=True), pipeline=forced_gru_cell(cell))
     compile_and_check(torch.nn.GRUCell(4, 6), (torch.randn(2, 4), torch.randn(2, 6)),
-                      pipeline=_pipeline(cell))
+                      pipeline=forced_gru_cell(cell))
