@@ -18,8 +18,9 @@ and only int8 TABLE lookups and int8 MATMULs (Vela's supported-operator report f
 input).
 
 What a step of a recurrence costs depends on the consumer (`fused_kernels`). Run op
-by op (the reference model, an NPU's command stream), every TOSA op is a kernel: the
-recurrent cells take the fewest ops per step. A compiler that fuses elementwise ops
+by op (the reference model), every TOSA op is a kernel, and a step costs its ops, its
+elementwise work and its multiply-adds: the float GRU cell is the cheapest by the target's
+`cost_model` (fitted by bench/calibrate_cost_model.py). A compiler that fuses elementwise ops
 into kernels (IREE) runs one step as two kernels whatever its op count, and what
 costs there is the work inside them: a GRU that carries its state once per gate to
 save a slice has the fused kernel recompute the gate activations on every copy (on
@@ -59,6 +60,23 @@ _ENV_FIELDS = re.compile(r'specification_version = "([^"]*)", level = "([^"]*)",
 
 
 @dataclass(frozen=True)
+class CostModel:
+    """What a consumer that runs a graph op by op spends on one recurrent step, in
+    microseconds: c_op per TOSA op, c_elem per element an elementwise op (slice, add,
+    sigmoid, ...) writes, c_mac per multiply-add of a matmul. The float GRU cell of a
+    recurrence is the cheapest by it (lowering/recurrent/cost.py); fitted by
+    bench/calibrate_cost_model.py (docs/benchmark.md, cost model)."""
+
+    c_op: float
+    c_elem: float
+    c_mac: float
+
+
+# The TOSA reference model on this project's benchmark machine (bench/calibrate_cost_model.py).
+REFERENCE_MODEL_COSTS = CostModel(c_op=6.7, c_elem=0.015, c_mac=0.0014)
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     profile: str  # PRO_FP or PRO_INT
@@ -73,6 +91,10 @@ class Target:
     # The consumer compiles the graph into fused kernels (IREE) rather than running it op by
     # op: the recurrent cells are laid out for the work inside a kernel, not the op count.
     fused_kernels: bool = False
+    # What the consumer spends per op, element and multiply-add (op by op): the float GRU
+    # cell is the cheapest by it. None: a fused-kernel consumer (the cells laid out for fused
+    # kernels, whatever their op count) or an INT target (the integer cells).
+    cost_model: CostModel | None = None
     # Every value a tosa.while_loop carries is written by an op of its body, loop invariants
     # included (the recurrences' input projection is written back row by row): Vela's reader
     # rejects a loop that yields a value unchanged ("does not have any writers"). False: an
@@ -159,7 +181,7 @@ TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
         Target("tosa-fp", PRO_FP, frozenset({"controlflow"}),
-               "TOSA 1.0 PRO-FP, level 8K"),
+               "TOSA 1.0 PRO-FP, level 8K", cost_model=REFERENCE_MODEL_COSTS),
         Target("iree-llvm-cpu", PRO_FP, frozenset({"controlflow"}),
                "TOSA 1.0 PRO-FP, level 8K, for IREE's llvm-cpu backend (fused kernels)",
                fused_kernels=True, loop_invariants_written=False, conv_stride_max=3),

@@ -13,7 +13,7 @@ from torch_mlir import ir
 from torch2tosa.examples.models import Gru, gru
 from torch2tosa.pipeline import runner
 
-from conftest import compile_and_check
+from conftest import compile_and_check, forced_gru_cell
 
 # (id, gru kwargs, batch, seq, with_h0)
 CONFIGS = [
@@ -113,23 +113,28 @@ def test_decompose_gru_deepfilternet_sized():
 
 
 def test_decompose_gru_ops_per_timestep():
-    """Slope between T=10 and T=20: 14 ops per step with biases, 13 without, for one or both
-    directions, any batch and either layout (float_cells.GRU_GATES)."""
-    def total(seq, **kw):
+    """Slope between T=10 and T=20, cell=gates (float_cells.GRU_GATES, the op-count floor): 14
+    ops per step with biases, 13 without, for one or both directions, any batch and either
+    layout; the default at this size (GRU(16, 32): the two-matmul cell by the reference
+    model's costs) 15 and 14."""
+    def total(seq, pipeline=None, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
-        compiled = torch2tosa.compile(model, inputs)
+        compiled = torch2tosa.compile(model, inputs, pipeline=pipeline)
         return torch2tosa.support.stats.compute_ops(compiled.op_counts())
 
+    gates = forced_gru_cell("gates")
     for kw, per_step in [(dict(), 14), (dict(bidirectional=True), 14), (dict(bias=False), 13),
                          (dict(bidirectional=True, bias=False), 13),
                          (dict(batch=4, batch_first=False), 14),
                          (dict(batch=3, batch_first=True, bidirectional=True), 14)]:
+        assert (total(20, gates, **kw) - total(10, gates, **kw)) / 10 == per_step, kw
+    for kw, per_step in [(dict(), 15), (dict(bias=False), 14)]:
         assert (total(20, **kw) - total(10, **kw)) / 10 == per_step, kw
 
 
 def test_decompose_gru_fused_ops_per_timestep():
     """For fused kernels (GRU_FUSED): 19 ops per step with biases, 18 without, for one or both
-    directions, whatever the length (no GATES_MIN_STEPS switch)."""
+    directions, whatever the length (no switch by length or cost)."""
     def total(seq, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs, target="iree-llvm-cpu")
@@ -140,15 +145,18 @@ def test_decompose_gru_fused_ops_per_timestep():
         assert (total(6, **kw) - total(3, **kw)) / 3 == per_step, kw
 
 
-def test_decompose_gru_no_reshape_or_transpose_batch_first():
-    compiled = compile_and_check(*gru(16, 32, seq=10, num_layers=2, bidirectional=True))
+@pytest.mark.parametrize("cell,reshapes", [("gates", 6), ("two-matmul", 0)])
+def test_decompose_gru_no_reshape_or_transpose_batch_first(cell, reshapes):
+    model, inputs = gru(16, 32, seq=10, num_layers=2, bidirectional=True)
+    compiled = compile_and_check(model, inputs, pipeline=forced_gru_cell(cell))
     counts = compiled.op_counts()
     assert counts["tosa.transpose"] == 0
-    # batch 1: [B, T, F] already is the [1, T*B, F] row layout. Three reshapes per layer, no
-    # data moved: two around the slice of copy 0 of the stacked steps ([T*3, 1, 2H] ->
-    # [T, 3, 2H], [T, 1, 2H] -> [1, T, 2H]) and h_n's, from the directions' channels
-    # [1, 1, 2H] to [2, 1, H]
-    assert counts["tosa.reshape"] == 6
+    # batch 1: [B, T, F] already is the [1, T*B, F] row layout. gates: three reshapes per
+    # layer, no data moved: two around the slice of copy 0 of the stacked steps ([T*3, 1, 2H]
+    # -> [T, 3, 2H], [T, 1, 2H] -> [1, T, 2H]) and h_n's, from the directions' channels
+    # [1, 1, 2H] to [2, 1, H]. two-matmul (the default here): the directions on the matmul
+    # batch axis, none.
+    assert counts["tosa.reshape"] == reshapes
 
 
 def test_decompose_gru_loop_size_independent_of_sequence_length():

@@ -4,7 +4,7 @@
 
 // COM: The pipeline that will run, every option spelled out (ours and upstream's), to stderr.
 // CHECK:      Pass Manager with 2 passes:
-// CHECK-NEXT: builtin.module(decompose-gru{form=loop target=tosa-fp},canonicalize{cse-between-iterations=false {{ *}}max-iterations=10 {{.*}}})
+// CHECK-NEXT: builtin.module(decompose-gru{form=loop target=tosa-fp cell=auto},canonicalize{cse-between-iterations=false {{ *}}max-iterations=10 {{.*}}})
 
 // NESTED:      Pass Manager with 2 passes:
 // NESTED-NEXT: builtin.module(func.func(cse),decompose-add-sub-alpha)

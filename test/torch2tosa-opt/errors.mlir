@@ -15,7 +15,7 @@
 // VALUE: torch2tosa-opt: option '--mlir-timing' takes no value, got '--mlir-timing=yes'
 // UNKNOWN: 'no-such-pass' does not refer to a registered pass or pass pipeline
 // OPTION: pass 'decompose-gru' option 'form' must be one of unrolled, loop, got 'sideways'
-// NOOPTION: pass 'decompose-gru' has no option 'colour' (options: form, target)
+// NOOPTION: pass 'decompose-gru' has no option 'colour' (options: form, target, cell)
 // SYNTAX: missing ')' after 'builtin.module('
 // COM: Without --verify-diagnostics, diagnostics are printed as mlir-opt prints them, with the
 // COM: file name and line (the other negative tests use --verify-diagnostics).

@@ -7,14 +7,17 @@ pattern, which differ only in the kinds of op they lower.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 from .. import graph_abi
 from .. import target as targets
+from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import NO_MATCH, PassOption
 from .integer.recurrent import integer_plan
 from .recurrent.op import RecurrentKind
-from .recurrent.rewrite import PlanFn, float_plan, rewrite_recurrent
+from .recurrent.op import RecurrentOp
+from .recurrent.rewrite import AUTO_CELL, FLOAT_CELLS, PlanFn, float_plan, rewrite_recurrent
 
 # The `form` option of every recurrent pass (compile()'s `gru_form`, `--gru-form`).
 FORM_OPTION = PassOption("form", "unrolled", graph_abi.RECURRENT_FORMS,
@@ -22,15 +25,34 @@ FORM_OPTION = PassOption("form", "unrolled", graph_abi.RECURRENT_FORMS,
                          "per layer")
 
 
-def numerics(target: targets.Target) -> PlanFn:
-    """How `target` runs a recurrence: integer cells on an INT target, float ones otherwise."""
-    return integer_plan if target.is_int else float_plan
+# decompose-gru's `cell` option: the float GRU cell, chosen by the target's cost model (auto)
+# or forced (the names are rewrite.FLOAT_CELLS').
+CELL_OPTION = PassOption("cell", AUTO_CELL, (AUTO_CELL, *FLOAT_CELLS),
+                         "the float GRU cell: auto (the cheapest by the target's cost model), "
+                         "gates (three copies of h, 14 ops per step), two-matmul (15 ops per "
+                         "step), fused (laid out for fused kernels, 19 ops per step)")
+
+
+def numerics(target: targets.Target, cell: str = AUTO_CELL) -> PlanFn:
+    """How `target` runs a recurrence: integer cells on an INT target, float ones otherwise
+    (`cell`: the float cell forced, or AUTO_CELL)."""
+    if target.is_int:
+        return integer_plan if cell == AUTO_CELL else functools.partial(_no_float_cell, cell=cell)
+    return functools.partial(float_plan, cell=cell)
+
+
+def _no_float_cell(rop: RecurrentOp, target: targets.Target, cell: str):
+    raise UnsupportedError(
+        f"{rop.opname}: cell '{cell}' is a float cell, which target '{target.name}' "
+        f"({target.profile_name}) cannot run: it has no floating-point tosa.matmul, "
+        f"tosa.sigmoid or tosa.tanh (its GRU runs the integer cells: use cell=auto)")
 
 
 def recurrent_pattern(name: str, kinds: Sequence[RecurrentKind], form: str,
-                      target: targets.Target) -> Callable:
-    """The pattern (rooted at `torch.operator`) of a pass lowering `kinds`, named `name`."""
-    plan = numerics(target)
+                      target: targets.Target, cell: str = AUTO_CELL) -> Callable:
+    """The pattern (rooted at `torch.operator`) of a pass lowering `kinds`, named `name`
+    (`cell`: decompose-gru's float cell)."""
+    plan = numerics(target, cell)
 
     def pattern(op, rewriter):
         for kind in kinds:

@@ -17,7 +17,12 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
 * The batch is the matmul's row axis: every weight is held once, whatever the
   batch. The backward direction reads a time-reversed copy of its input (one
   `tosa.reverse` per layer), so both directions take the same step slice.
-* From a few steps on (`float_cells.GRU_GATES`, `rewrite.GATES_MIN_STEPS`): 13 ops per
+* Which cell: the cheapest by the target's cost model (`Target.cost_model`: per op, per
+  element of elementwise work, per MAC; `rewrite.float_cell`), or the one option `cell`
+  forces (auto, gates, two-matmul, fused). On the reference model (tosa-fp) the three-copy
+  cell below wins on long unidirectional layers with a wide h (its r/z product has no
+  zero-padded third), the two-matmul one on bidirectional or batched layers and small h.
+* `cell=gates` (`float_cells.GRU_GATES`): 13 ops per
   step without biases, 14 with, for one direction or both. The state is carried as
   three copies, one per gate, on the matmul batch axis: S = (h, h, h) [3, B, C]. One
   batched matmul gives (gh_r, gh_z, gh_n) on that axis, gi_t is (gi_r, gi_z, gi_n)
@@ -34,13 +39,13 @@ Design (chosen for the fewest ops per timestep, all of them rank 3):
   vector widths that divide a static dimension exactly, so 3H+1 or H+1 columns run
   scalar code, and padding the column to an aligned width still cost time there
   (docs/benchmark.md, design measurements). The add costs one op per step.
-* Short layers and aten.gru_cell (`float_cells.GRU`): the directions on the matmul
+* `cell=two-matmul` (`float_cells.GRU`): the directions on the matmul
   batch axis, two recurrent matmuls per step (r/z, zero-padded to GI's width so
   gi_t + gh_rz needs no slice of the n third; and n, with b_hn's add): 15 ops (14
-  without biases), fewer per layer.
+  without biases), fewer per layer, h carried once.
 * A constant-zero h0 costs nothing: step 0 has no matmul.
 * For a consumer that fuses elementwise ops into kernels (`target=iree-llvm-cpu`,
-  `Target.fused_kernels`), `float_cells.GRU_FUSED` instead: directions on the matmul
+  `Target.fused_kernels`; or `cell=fused`), `float_cells.GRU_FUSED` instead: directions on the matmul
   batch axis, one matmul with b_hn, each gate on its own slices (19 ops per step). Fused,
   a step is two kernels either way; GRU_GATES' kernels would recompute the activations on
   every copy of h and (two directions) multiply the block-diagonal zeros.
@@ -57,7 +62,7 @@ direction batching, h0 and the outputs are `op.py`'s and `layers.py`'s, shared w
 decompose-lstm and decompose-rnn; the recurrence is built by `sequence.py`
 (unrolled) or `loop.py` (`form=loop`, one `tosa.while_loop` per layer).
 
-On an INT target (option `target`), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
+On an INT target (option `target`; a float `cell` forced there is an error), a PT2E-quantized GRU (or GRUCell: one layer, T = 1)
 becomes integer TOSA instead: lowering/integer/recurrent.py (integer_plan), gru_formats.py
 (formats, constants), gru_cell.py (the step).
 """
@@ -65,7 +70,7 @@ becomes integer TOSA instead: lowering/integer/recurrent.py (integer_plan), gru_
 from __future__ import annotations
 
 from ..lowering.recurrent import op as recurrent
-from ..lowering.recurrences import FORM_OPTION, recurrent_pattern
+from ..lowering.recurrences import CELL_OPTION, FORM_OPTION, recurrent_pattern
 from ..support.pass_base import ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
 from ..target import target_of, target_option
 
@@ -77,7 +82,8 @@ TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    pattern = recurrent_pattern("decompose_gru", KINDS, options["form"], target_of(options))
+    pattern = recurrent_pattern("decompose_gru", KINDS, options["form"], target_of(options),
+                                options["cell"])
     patterns.add("torch.operator", guarded(pattern, diagnostics))
 
 
@@ -86,7 +92,7 @@ PASS = pattern_pass(
     "Decompose aten.gru.input and aten.gru_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(FORM_OPTION, TARGET_OPTION),
+    options=(FORM_OPTION, TARGET_OPTION, CELL_OPTION),
     owned_aten_ops=recurrent.GRU.aten_ops,
     order=(ON_TORCH,),
 )

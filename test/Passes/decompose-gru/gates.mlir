@@ -1,6 +1,6 @@
-// RUN: torch2tosa-opt %s --decompose-gru --split-input-file | filecheck %s
+// RUN: torch2tosa-opt %s --decompose-gru=cell=gates --split-input-file | filecheck %s
 
-// COM: T = 8: GRU_GATES, 14 ops per step with biases (13 without). h is carried as three
+// COM: cell=gates (whatever the cost model would pick), T = 8: GRU_GATES, 14 ops per step with biases (13 without). h is carried as three
 // COM: copies, one per gate, on the matmul batch axis [3, B, H = 2]; one batched matmul gives
 // COM: (gh_r, gh_z, gh_n), plus (0, 0, b_hn); r, z and n broadcast over the copies, so no
 // COM: slice lines operands up. Same weights as unidirectional.mlir:

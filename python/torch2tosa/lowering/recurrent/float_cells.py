@@ -11,14 +11,16 @@ GRU (gates r, z, n):
     z  = sigmoid(x W_iz^T + b_iz + h W_hz^T + b_hz)
     n  = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn))
     h' = n + z * (h - n)
-  b_hn stays on the recurrent side (r scales it). Two cells (decompose_gru chooses by
-  T, fewest ops in total):
+  b_hn stays on the recurrent side (r scales it). Two cells for a consumer that runs op
+  by op (rewrite.float_cell takes the cheaper by the target's cost model, each cell's work
+  counted by its `work` formula: cost.py):
   GRU: h [D, B, H], two recurrent matmuls per step, r/z (W_hr W_hz 0, as wide as GI)
     and n: slice GI, 2 matmuls, b_hn add, add, sigmoid, 3 slices, r*ghn, +gi_n, tanh,
-    h-n, z*(h-n), +n: 15 ops (14 without bias). aten.gru_cell and short layers.
+    h-n, z*(h-n), +n: 15 ops (14 without bias), h carried once.
   GRU_GATES: the gates on the matmul batch axis, h carried as three copies [3, B, D*H],
     the directions side by side in the channels (block-diagonal): 14 ops (13 without
-    bias, `gru_gates_step`).
+    bias, `gru_gates_step`), but 3x the elementwise work and, with two directions, 2x
+    the recurrent MACs (one direction: 3H^2 per row, GRU's zero-padded r/z 4H^2).
   GRU_FUSED, for a consumer that fuses elementwise ops into kernels (`Target.fused_kernels`):
     h [D, B, H], one matmul h W_hh^T + (0, 0, b_hn) and every gate computed on its own H
     columns: 19 ops, but in two kernels per step that compute each activation once, with
@@ -49,6 +51,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
+from .cost import LayerShape, Work
 from .sequence import Cell, DirectionWeights, LayerWeights, States, input_projection
 
 
@@ -152,8 +155,20 @@ def gru_step(gi_t: ir.Value, states: States, c: GruConstants, hidden: int) -> St
     return (tb.add(n, tb.mul(z, tb.sub(h, n))),)
 
 
-# GRU: h [D, B, H], the directions on the matmul batch axis; aten.gru_cell and short layers.
-GRU = Cell("gru", 3, ("h",), _gru_split, _gru_constants, gru_step)
+def gru_work(s: LayerShape) -> tuple[Work, Work]:
+    """GRU's work (cost.py), with h0 given (a zero h0 saves step 0's matmuls in every cell).
+    A step, R = D*B*H: 14 ops + the b_hn add; elements: slice of GI, add and sigmoid 3R
+    each, 3 slices R each, b_hn add, mul, add, tanh, sub, mul, add R each; MACs R*3H (r/z,
+    zero-padded n third) + R*H (n). Once: GI = x W_ih^T (+ b): D*T*B*F*3H MACs."""
+    r, bias = s.directions * s.batch * s.hidden, int(s.bias)
+    step = Work(14 + bias, r * (18 + bias), r * 4 * s.hidden)
+    gi = s.directions * s.steps * s.batch * 3 * s.hidden
+    once = Work(1 + bias, gi * bias, gi * s.features)
+    return step, once
+
+
+# GRU: h [D, B, H], the directions on the matmul batch axis.
+GRU = Cell("gru", 3, ("h",), _gru_split, _gru_constants, gru_step, work=gru_work)
 
 
 # --- GRU, gates on the matmul batch axis ----------------------------------------------------
@@ -240,9 +255,29 @@ def gru_gates_step(gi_t: ir.Value, states: States, c: GruGatesConstants, hidden:
     return (tb.add(n, tb.mul(z, tb.sub(s, n))),)
 
 
+def gru_gates_work(s: LayerShape) -> tuple[Work, Work]:
+    """GRU_GATES' work (cost.py), with h0 given. A step, R = B*C (C = D*H): 13 ops + the b_hn
+    add; elements: slice of GI, add, sigmoid, r*gh, +gi, sub, mul, add 3R each (the three
+    copies), slices r, z, n and tanh R each, b_hn add 3R; MACs 3*R*C (block-diagonal with
+    two directions: twice GRU's per gate). Once: x tiled per gate (3*T*B*D*F elements), GI
+    = x W_ih^T (+ b): 3*T*B*D*F*C MACs; then 5 ops more than GRU: h0 tiled, copy 0 of the
+    outputs (stacked, reshaped, sliced, reshaped: 3 more than GRU's concat; T*5R elements)
+    and of h_n; with two directions 2 more to pack them into and out of the channels, 6
+    with B > 1 (a slice per direction and a concat, each way)."""
+    c = s.directions * s.hidden
+    r, bias = s.batch * c, int(s.bias)
+    step = Work(13 + bias, r * (28 + 3 * bias), 3 * r * c)
+    rows, x = s.steps * s.batch, s.directions * s.features
+    gi = 3 * rows * c
+    packing = 0 if s.directions == 1 else (6 if s.batch > 1 else 2)
+    once = Work(2 + bias + 5 + packing, 3 * rows * x + gi * bias + s.steps * 5 * r, gi * x)
+    return step, once
+
+
 # GRU_GATES: directions in channels (layers.run_layers packs them), gates on the batch axis.
 GRU_GATES = Cell("gru", 3, ("h",), _gru_relayout, _gru_gates_constants, gru_gates_step,
-                 project=_gru_gates_projection, merge=_gru_gates_merge, channel_directions=True)
+                 project=_gru_gates_projection, merge=_gru_gates_merge, channel_directions=True,
+                 work=gru_gates_work)
 
 
 # --- GRU for fused kernels ------------------------------------------------------------------

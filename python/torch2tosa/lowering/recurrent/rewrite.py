@@ -9,7 +9,7 @@ numerics for the target):
     the numerics       the target's profile decides the layers' cells and how values enter
                        and leave them (a `Plan`):
                          FP   PyTorch's float parameters re-laid out for the float cells
-                              (`float_cells`), chosen for the target's consumer and T;
+                              (`float_cells`), the cheapest by the target's cost model;
                          INT  the PT2E-quantized op's integer cells (integer/recurrent.py)
     layers.run_layers  every layer, unrolled or as one tosa.while_loop (`form`)
     the results        replace the op: output and final states in PyTorch's shapes (a
@@ -33,14 +33,16 @@ from ...support.pass_base import NO_MATCH
 from .. import tosa_builders as tb
 from ..torch_values import static_float_tensor
 from . import float_cells
+from .cost import LayerShape, cost, layer_work
 from .layers import run_layers
 from .op import RecurrentKind, RecurrentOp, is_constant_zero, read
 from .sequence import Cell, LayerWeights
 
-# GRU_GATES saves one op per step and costs a few per layer (x tiled per gate, copy 0 of the
-# outputs, the directions packed into and out of the channels): from this many steps on it
-# has the fewer ops in total (one or two directions, with or without biases).
-GATES_MIN_STEPS = 8
+# decompose-gru's `cell` option: the float GRU cells it may force, by name; auto: the cheapest
+# by the target's cost model
+AUTO_CELL = "auto"
+FLOAT_CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU,
+               "fused": float_cells.GRU_FUSED}
 
 
 @dataclass
@@ -98,28 +100,44 @@ def _layer_inputs(rop: RecurrentOp, plan: Plan, layer) -> tuple[ir.Value, list]:
 # --- the float numerics ---------------------------------------------------------------------
 
 
-def float_cell(kind: RecurrentKind, target: targets.Target, steps: int) -> Cell:
-    """The float cell of `kind` for `target`'s consumer: fewest ops per step where every op
-    is a kernel (GRU: GRU_GATES from GATES_MIN_STEPS steps on), least work per kernel where
-    the consumer fuses them (`Target.fused_kernels`)."""
+def float_cell(kind: RecurrentKind, target: targets.Target, layers: Sequence[LayerShape],
+               cell: str = AUTO_CELL) -> Cell:
+    """The float cell of `kind` for `target`'s consumer (`cell`: a GRU cell forced by name).
+    GRU: where every op is a kernel, the cheapest over the op's `layers` by the target's
+    `cost_model` (GRU_GATES or GRU: ops, elementwise elements and MACs, `cost.py`); where the
+    consumer fuses elementwise ops into kernels (`Target.fused_kernels`), GRU_FUSED: a step
+    is two kernels whatever its op count, and the least work per kernel wins."""
     if kind.aten == "gru":
-        if target.fused_kernels:
+        if cell != AUTO_CELL:
+            return FLOAT_CELLS[cell]
+        if target.fused_kernels or target.cost_model is None:
             return float_cells.GRU_FUSED
-        return float_cells.GRU_GATES if steps >= GATES_MIN_STEPS else float_cells.GRU
+        return min((float_cells.GRU_GATES, float_cells.GRU),
+                   key=lambda c: sum(cost(target.cost_model, layer_work(*c.work(s), s))
+                                     for s in layers))
     if kind.aten == "lstm":
         return float_cells.LSTM_FUSED if target.fused_kernels else float_cells.LSTM
     return {"rnn_tanh": float_cells.RNN_TANH, "rnn_relu": float_cells.RNN_RELU}[kind.aten]
 
 
-def float_plan(rop: RecurrentOp, target: targets.Target) -> Plan:
+def layer_shapes(rop: RecurrentOp, hidden: int, bias: bool) -> list[LayerShape]:
+    """The shape of each layer of `rop` (layer i > 0 reads the D*H outputs of the last)."""
+    d = rop.cfg.directions
+    return [LayerShape(hidden, rop.features if i == 0 else d * hidden, rop.batch, d,
+                       rop.steps, bias) for i in range(rop.cfg.num_layers)]
+
+
+def float_plan(rop: RecurrentOp, target: targets.Target, cell: str = AUTO_CELL) -> Plan:
     note = "" if rop.is_cell else " (dynamic sequence length is not supported)"
     x_type = static_float_tensor(rop.x, "the input", rop.opname, shape_note=note)
     for what, value in rop.initial:
         static_float_tensor(value, what, rop.opname, shape_note=note)
     elem = x_type.element_type
     params = float_parameters(rop, tb.np_dtype(elem))
-    cell = float_cell(rop.kind, target, rop.steps)
     d = rop.cfg.directions
+    shapes = layer_shapes(rop, params[0]["weight_hh"].shape[0] // rop.kind.gates,
+                          "bias_ih" in params[0])
+    cell = float_cell(rop.kind, target, shapes, cell)
 
     def layer(i: int):
         hidden = params[i * d]["weight_hh"].shape[0] // cell.gates

@@ -134,6 +134,10 @@ class Cell:
     step_inputs: Callable[[ir.Value, "LayerWeights", "SeqLayout"],
                           Callable[[int], ir.Value] | None] | None = None
 
+    # (cost.LayerShape) -> (one step's cost.Work, the layer's one-time Work): what the cell
+    # costs a target (rewrite.float_cell compares the float GRU cells by it); None: not compared
+    work: Callable[[Any], tuple[Any, Any]] | None = None
+
     def step_at(self, t: int) -> Callable[[ir.Value, States, Any, int], States]:
         """The step function of step t."""
         return self.first_step if t == 0 and self.first_step is not None else self.step
