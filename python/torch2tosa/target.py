@@ -73,7 +73,7 @@ class CostModel:
 
 
 # The TOSA reference model on this project's benchmark machine (bench/calibrate_cost_model.py).
-REFERENCE_MODEL_COSTS = CostModel(c_op=6.7, c_elem=0.015, c_mac=0.0014)
+REFERENCE_MODEL_COSTS = CostModel(c_op=13.7, c_elem=0.0178, c_mac=0.00156)
 
 
 @dataclass(frozen=True)

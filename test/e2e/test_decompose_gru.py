@@ -115,8 +115,8 @@ def test_decompose_gru_deepfilternet_sized():
 def test_decompose_gru_ops_per_timestep():
     """Slope between T=10 and T=20, cell=gates (float_cells.GRU_GATES, the op-count floor): 14
     ops per step with biases, 13 without, for one or both directions, any batch and either
-    layout; the default at this size (GRU(16, 32): the two-matmul cell by the reference
-    model's costs) 15 and 14."""
+    layout; the default from 20 steps on (the reference model's costs): GRU_GATES for
+    GRU(16, 32), the two-matmul cell (15 and 14) once it is bidirectional."""
     def total(seq, pipeline=None, **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
         compiled = torch2tosa.compile(model, inputs, pipeline=pipeline)
@@ -128,8 +128,9 @@ def test_decompose_gru_ops_per_timestep():
                          (dict(batch=4, batch_first=False), 14),
                          (dict(batch=3, batch_first=True, bidirectional=True), 14)]:
         assert (total(20, gates, **kw) - total(10, gates, **kw)) / 10 == per_step, kw
-    for kw, per_step in [(dict(), 15), (dict(bias=False), 14)]:
-        assert (total(20, **kw) - total(10, **kw)) / 10 == per_step, kw
+    for kw, per_step in [(dict(), 14), (dict(bias=False), 13), (dict(bidirectional=True), 15),
+                         (dict(bidirectional=True, bias=False), 14)]:
+        assert (total(30, **kw) - total(20, **kw)) / 10 == per_step, kw
 
 
 def test_decompose_gru_fused_ops_per_timestep():
