@@ -5,9 +5,8 @@ line naming the layer and its source line.
 
 The config sweep runs the step model in PyTorch (milliseconds a model): what it checks is
 the rewrite, which the step graph's compile does not change (the compile of every op is
-the rest of the suite's). A few models run on the TOSA reference model: one for 1,000 hops,
-the others shorter. TORCH2TOSA_STREAMING_LONG=1 runs the whole sweep on the reference model
-for 1,000 hops each (docs/testing.md).
+the rest of the suite's). Every config also runs on the TOSA reference model for 1,000
+hops (about 20 s of CPU).
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from torch2tosa import Torch2TosaError
 from torch2tosa.examples import models
 from torch2tosa.step import stream_eager
 
-LONG = bool(os.environ.get("TORCH2TOSA_STREAMING_LONG"))
 ATOL = 1e-5
 HERE = os.path.basename(__file__)
 
@@ -238,7 +236,6 @@ def test_streaming_reference_model_tosa_FP(name, hops):
     assert [s.shape for s in state] == [s.shape for s in abi.states]
 
 
-@pytest.mark.skipif(not LONG, reason="TORCH2TOSA_STREAMING_LONG=1: every config, 1,000 hops")
 @pytest.mark.parametrize("name", CONFIGS)
 def test_streaming_configs_1000_hops_tosa_FP(name):
     model, (x,), options = _build(name)
