@@ -28,6 +28,7 @@ from torch import nn
 
 import torch2tosa
 from torch2tosa.support import stats
+from torch2tosa.testing.modules import Fn
 
 SCHEMES = {"a8w8": ("ethos-u55-128", ("ethos-u55-128", "ethos-u85-256")),
            "a16w8": ("ethos-u85-256", ("ethos-u85-256",))}
@@ -66,15 +67,6 @@ class Multihead(nn.Module):
         t = x.shape[1]
         mask = torch.ones(t, t, dtype=torch.bool).triu(1)
         return self.attention(x, x, x, attn_mask=mask, need_weights=False)[0]
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
 
 
 def _prelu(channels: int) -> nn.Module:

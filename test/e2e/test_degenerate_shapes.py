@@ -14,17 +14,9 @@ import torch
 from torch import nn
 
 import torch2tosa
+from torch2tosa.testing.modules import Fn
 
 DEADLINE_S = 60
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
 
 
 def _outcome(model, inputs):
