@@ -27,7 +27,6 @@ from torch2tosa.backends import reference
 from torch2tosa.examples.models import gru
 from torch2tosa.lowering.recurrent import float_cells
 from torch2tosa.lowering.recurrent.cost import LayerShape, Work, layer_work
-from torch2tosa.pipeline import default as default_pipelines
 from torch2tosa.testing.timing import median_latencies
 
 CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU}
@@ -38,12 +37,6 @@ CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU}
 # slower cell (docs/benchmark.md, cost model).
 SIZES = [(16, 32, 30, 1, 1), (16, 32, 30, 1, 2), (64, 64, 30, 1, 2), (64, 64, 30, 2, 1),
          (32, 96, 30, 2, 2), (128, 128, 30, 1, 1), (256, 256, 30, 1, 1), (256, 256, 100, 1, 1)]
-
-
-def pipeline(cell: str) -> list[str]:
-    return [step.replace("decompose-gru{form=unrolled}",
-                         f"decompose-gru{{form=unrolled cell={cell}}}")
-            for step in default_pipelines.default_pipeline()]
 
 
 def work(cell: str, features: int, hidden: int, steps: int, batch: int, dirs: int) -> Work:
@@ -79,7 +72,7 @@ def measure_size(size: tuple) -> dict[str, float]:
     arrays = [i.numpy() for i in inputs]
     calls = {}
     for cell in CELLS:
-        fb = torch2tosa.compile(model, inputs, pipeline=pipeline(cell)).flatbuffer
+        fb = torch2tosa.compile(model, inputs, gru_cell=cell).flatbuffer
         calls[cell] = functools.partial(reference.run, fb, arrays, isolated=False)
     return median_latencies(calls, budget_s=3.0, min_runs=10)
 

@@ -25,6 +25,7 @@ from .backends import flatbuffer, reference
 from .frontend.importer import import_model, is_quantized
 from .frontend.inputs import (Spec, as_tensor, check_inputs, example_input_tuple, spec_of,
                               to_array)
+from .lowering.recurrences import float_cell_on_int_target
 from .pipeline import default as default_pipelines
 from .pipeline import runner
 from .pipeline.syntax import parse_pipeline
@@ -462,6 +463,7 @@ def compile(
     name: str | None = None,
     target: str | targets.Target = targets.DEFAULT_TARGET,
     gru_form: str = "unrolled",
+    gru_cell: str = graph_abi.AUTO_CELL,
     channels_last_io: bool = False,
     pipeline: Sequence[str] | None = None,
     progress: progress_.Progress | ProgressFn | bool | None = None,
@@ -483,6 +485,10 @@ def compile(
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU/LSTM/RNN layer, needs
               EXT-CONTROLFLOW). Applies to every recurrent op.
+    gru_cell: the float GRU cell: "auto" (default: the cheapest by the target's cost model,
+              docs/benchmark.md "Cost model"), or one forced: "gates" (three copies of h,
+              the fewest ops per step), "two-matmul", "fused" (laid out for fused kernels,
+              iree-llvm-cpu's). An INT target runs the integer cells and takes only "auto".
     channels_last_io: inputs and outputs in the Conv1d layout (N,C,W: ones that reach or come
               from a Conv1d through elementwise ops) are N,W,C in the graph; others (a
               GRU's h0/h_n, a linear's output) keep PyTorch's layout. `check` permutes
@@ -501,6 +507,11 @@ def compile(
     if gru_form not in graph_abi.RECURRENT_FORMS:
         raise Torch2TosaError(f"gru_form must be one of {', '.join(graph_abi.RECURRENT_FORMS)}, got '{gru_form}'")
     tosa_target = targets.get(target)
+    if gru_cell not in graph_abi.GRU_CELLS:
+        raise Torch2TosaError(f"gru_cell must be one of {', '.join(graph_abi.GRU_CELLS)}, got '{gru_cell}'")
+    if tosa_target.is_int and gru_cell != graph_abi.AUTO_CELL:
+        raise Torch2TosaError(float_cell_on_int_target(
+            gru_cell, tosa_target, "gru_cell", f"gru_cell='{graph_abi.AUTO_CELL}'"))
     streaming = _streaming_abi(model)
     if example_inputs is None:
         if streaming is not None:  # a step model: one hop of its example inputs
@@ -511,8 +522,9 @@ def compile(
             example_inputs = model.example_inputs[0]
     example_inputs = example_input_tuple(example_inputs)
     name = name or _model_name(model)
-    options = default_pipelines.PipelineOptions(gru_form=gru_form, channels_last_io=channels_last_io,
-                                 target=tosa_target)
+    options = default_pipelines.PipelineOptions(gru_form=gru_form, gru_cell=gru_cell,
+                                                channels_last_io=channels_last_io,
+                                                target=tosa_target)
     steps = list(pipeline) if pipeline is not None else default_pipelines.default_pipeline(options)
     if pipeline is None:
         _check_fits_target(model, name, tosa_target, example_inputs)

@@ -45,6 +45,10 @@ QUANTIZED_FOR_META = "torch2tosa_quantized_for"
 
 # unrolled: one block of ops per timestep; loop: one tosa.while_loop per layer
 RECURRENT_FORMS = ("unrolled", "loop")
+# the float GRU cells compile(gru_cell=...) may force (decompose-gru's `cell`); auto: the
+# cheapest by the target's cost model
+AUTO_CELL = "auto"
+GRU_CELLS = (AUTO_CELL, "gates", "two-matmul", "fused")
 
 
 def nwc_io(func: ir.Operation) -> tuple[frozenset[int], frozenset[int]]:

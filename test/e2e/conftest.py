@@ -22,16 +22,6 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
-def forced_gru_cell(cell: str) -> list[str]:
-    """The default pipeline with decompose-gru's float cell forced (`cell=gates`, ...)."""
-    from torch2tosa.pipeline import default as default_pipelines
-
-    steps = [s.replace("decompose-gru{form=unrolled}", f"decompose-gru{{form=unrolled cell={cell}}}")
-             for s in default_pipelines.default_pipeline()]
-    assert f"cell={cell}" in " ".join(steps)
-    return steps
-
-
 def compile_and_check(model: torch.nn.Module, inputs: tuple, atol: float = ATOL_F32, **kwargs):
     """Compiles `model`, runs it on the reference model and asserts every output within `atol`.
 

@@ -144,6 +144,19 @@ def test_compile_api_unknown_target_is_named():
         torch2tosa.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="tosa-fancy")
 
 
+@pytest.mark.parametrize("cell,target,message", [
+    ("lstm", "tosa-fp", "gru_cell must be one of auto, gates, two-matmul, fused, got 'lstm'"),
+    ("fused", "ethos-u55-128",
+     "gru_cell 'fused' is a float cell, which target 'ethos-u55-128' (INT) cannot run: it has "
+     "no floating-point tosa.matmul, tosa.sigmoid or tosa.tanh (its GRU runs the integer "
+     "cells: use gru_cell='auto')")])
+def test_compile_api_gru_cell_a_target_cannot_run_is_named(cell, target, message):
+    """Before any work: a cell name that does not exist, a float cell on an INT target."""
+    with pytest.raises(Torch2TosaError) as error:
+        torch2tosa.compile(nn.GRU(3, 4), (torch.randn(1, 5, 3),), gru_cell=cell, target=target)
+    assert str(error.value) == message
+
+
 def test_compile_api_check_with_wrong_number_of_inputs_is_named():
     x = torch.randn(1, 3)
     compiled = torch2tosa.compile(nn.Linear(3, 2).eval(), x)

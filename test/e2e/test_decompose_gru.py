@@ -13,7 +13,7 @@ from torch_mlir import ir
 from torch2tosa.examples.models import Gru, gru
 from torch2tosa.pipeline import runner
 
-from conftest import compile_and_check, forced_gru_cell
+from conftest import compile_and_check
 
 # (id, gru kwargs, batch, seq, with_h0)
 CONFIGS = [
@@ -117,12 +117,12 @@ def test_decompose_gru_ops_per_timestep():
     ops per step with biases, 13 without, for one or both directions, any batch and either
     layout; the default from 20 steps on (the reference model's costs): GRU_GATES for
     GRU(16, 32), the two-matmul cell (15 and 14) once it is bidirectional."""
-    def total(seq, pipeline=None, **kw):
+    def total(seq, gru_cell="auto", **kw):
         model, inputs = gru(16, 32, seq=seq, **kw)
-        compiled = torch2tosa.compile(model, inputs, pipeline=pipeline)
+        compiled = torch2tosa.compile(model, inputs, gru_cell=gru_cell)
         return torch2tosa.support.stats.compute_ops(compiled.op_counts())
 
-    gates = forced_gru_cell("gates")
+    gates = "gates"
     for kw, per_step in [(dict(), 14), (dict(bidirectional=True), 14), (dict(bias=False), 13),
                          (dict(bidirectional=True, bias=False), 13),
                          (dict(batch=4, batch_first=False), 14),
@@ -149,7 +149,7 @@ def test_decompose_gru_fused_ops_per_timestep():
 @pytest.mark.parametrize("cell,reshapes", [("gates", 6), ("two-matmul", 0)])
 def test_decompose_gru_no_reshape_or_transpose_batch_first(cell, reshapes):
     model, inputs = gru(16, 32, seq=10, num_layers=2, bidirectional=True)
-    compiled = compile_and_check(model, inputs, pipeline=forced_gru_cell(cell))
+    compiled = compile_and_check(model, inputs, gru_cell=cell)
     counts = compiled.op_counts()
     assert counts["tosa.transpose"] == 0
     # batch 1: [B, T, F] already is the [1, T*B, F] row layout. gates: three reshapes per

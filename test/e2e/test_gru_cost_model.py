@@ -17,7 +17,7 @@ from torch2tosa.lowering.recurrent import op as recurrent_op
 from torch2tosa.lowering.recurrent.cost import LayerShape, layer_work
 from torch2tosa.support import stats
 
-from conftest import compile_and_check, forced_gru_cell
+from conftest import compile_and_check
 
 CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU}
 
@@ -51,7 +51,7 @@ def test_work_formulas_count_the_emitted_ops(features, hidden, batch, bidirectio
         for steps in (4, 8):
             model, inputs = gru(features, hidden, seq=steps, batch=batch, with_h0=True,
                                 bidirectional=bidirectional, bias=bias)
-            compiled = torch2tosa.compile(model, inputs, pipeline=forced_gru_cell(name))
+            compiled = torch2tosa.compile(model, inputs, gru_cell=name)
             shape = LayerShape(hidden, features, batch, 2 if bidirectional else 1, steps, bias)
             step, once = cell.work(shape)
             work = layer_work(step, once, shape)
@@ -134,6 +134,6 @@ def test_forced_cells_compute_the_gru(cell):
     """Every cell forced on tosa-fp matches PyTorch: a bidirectional two-layer GRU with h0,
     and nn.GRUCell (one step)."""
     compile_and_check(*gru(5, 7, seq=6, batch=2, num_layers=2, bidirectional=True,
-                           with_h0=True), pipeline=forced_gru_cell(cell))
+                           with_h0=True), gru_cell=cell)
     compile_and_check(torch.nn.GRUCell(4, 6), (torch.randn(2, 4), torch.randn(2, 6)),
-                      pipeline=forced_gru_cell(cell))
+                      gru_cell=cell)

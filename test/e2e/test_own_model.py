@@ -161,6 +161,15 @@ CLI_CASES = {
     "--gru-form without a recurrence": ([*M, "--gru-form", "loop"], True, 2,
                                         "--gru-form: {T}:make_model has no GRU, LSTM or RNN "
                                         "layer, so the flag changes nothing"),
+    "--gru-cell without a GRU": ([*M, "--gru-cell", "gates"], True, 2,
+                                 "--gru-cell: {T}:make_model has no GRU layer, so the flag "
+                                 "changes nothing"),
+    "--gru-cell on an INT target": ([*M, *INT, "{R}/calib.npz", "--gru-cell", "two-matmul"],
+                                    False, 2,
+                                    "--gru-cell 'two-matmul' is a float cell, which target "
+                                    "'tosa-int' (INT) cannot run: it has no floating-point "
+                                    "tosa.matmul, tosa.sigmoid or tosa.tanh (its GRU runs the "
+                                    "integer cells: use --gru-cell auto)"),
     "--channels-last-io without Conv1d I/O": (["{T}:make_dense", "--channels-last-io"], True, 2,
                                               "--channels-last-io: no input or output of "
                                               "{T}:make_dense is in the Conv1d layout (N,C,W "
@@ -373,6 +382,8 @@ FLAG_CASES = {
     "--atol rejected": ([*B, "--atol", "0.5"], B),
     "--gru-form": ([*GRU, "--gru-form", "loop"], GRU),
     "--gru-form rejected": ([*B, "--gru-form", "loop"], B),
+    "--gru-cell": ([*GRU, "--gru-cell", "fused"], GRU),
+    "--gru-cell rejected": ([*B, "--gru-cell", "fused"], B),
     "--channels-last-io": ([*B, "--channels-last-io"], B),
     "--target": (QUANT, B),
     "--target rejected": ([*B, "--target", "tosa-int"], B),

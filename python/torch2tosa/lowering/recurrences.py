@@ -41,11 +41,18 @@ def numerics(target: targets.Target, cell: str = AUTO_CELL) -> PlanFn:
     return functools.partial(float_plan, cell=cell)
 
 
+def float_cell_on_int_target(cell: str, target: targets.Target, option: str = "cell",
+                             auto: str = f"cell={AUTO_CELL}") -> str:
+    """Why a float GRU cell forced on an INT target cannot run there; `option` and `auto`
+    spell the choice as the caller's user wrote it (the pass option, compile()'s gru_cell,
+    the command's flag)."""
+    return (f"{option} '{cell}' is a float cell, which target '{target.name}' "
+            f"({target.profile_name}) cannot run: it has no floating-point tosa.matmul, "
+            f"tosa.sigmoid or tosa.tanh (its GRU runs the integer cells: use {auto})")
+
+
 def _no_float_cell(rop: RecurrentOp, target: targets.Target, cell: str):
-    raise UnsupportedError(
-        f"{rop.opname}: cell '{cell}' is a float cell, which target '{target.name}' "
-        f"({target.profile_name}) cannot run: it has no floating-point tosa.matmul, "
-        f"tosa.sigmoid or tosa.tanh (its GRU runs the integer cells: use cell=auto)")
+    raise UnsupportedError(f"{rop.opname}: {float_cell_on_int_target(cell, target)}")
 
 
 def recurrent_pattern(name: str, kinds: Sequence[RecurrentKind], form: str,

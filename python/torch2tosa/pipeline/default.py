@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import graph_abi
 from .. import target as targets
 from ..support.pass_base import TOSA_BACKEND
 
@@ -23,6 +24,8 @@ class PipelineOptions:
     """Knobs of the default pipeline (also the Python API's and the compile command's)."""
 
     gru_form: str = "unrolled"
+    # decompose-gru's float cell: "auto" (the target's cost model chooses) or one forced
+    gru_cell: str = graph_abi.AUTO_CELL
     validate: bool = True
     # Conv1d-layout inputs and outputs are N,W,C (convert-io-to-channels-last) instead of N,C,W.
     channels_last_io: bool = False
@@ -64,7 +67,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # The recurrent cells depend on the target (INT, Target.fused_kernels); the default
     # target is their options' default and is left out of the stage names.
     recurrent_target = "" if options.target.name == targets.DEFAULT_TARGET else " " + target
-    recurrent = [f"{flag}{{form={options.gru_form}{recurrent_target}}}" for flag in RECURRENT_PASSES]
+    cell = "" if options.gru_cell == graph_abi.AUTO_CELL else f" cell={options.gru_cell}"
+    recurrent = [f"{flag}{{form={options.gru_form}{recurrent_target}"
+                 f"{cell if flag == 'decompose-gru' else ''}}}" for flag in RECURRENT_PASSES]
     integer = (["convert-io-to-integer", f"convert-quantized-ops{{{target}}}",
                 "verify-integer-graph"] if options.target.is_int else [])
     torch_level = ["decompose-add-sub-alpha", "fold-batch-norm", *recurrent, *integer,

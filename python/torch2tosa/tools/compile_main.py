@@ -57,7 +57,7 @@ from pathlib import Path
 # Only what parsing and checking the command line needs: torch (seconds to import) and the
 # compiler are imported once the arguments are known to be good (see `run`).
 from .. import target as targets
-from ..graph_abi import RECURRENT_FORMS
+from ..graph_abi import AUTO_CELL, GRU_CELLS, RECURRENT_FORMS
 from ..support.diagnostics import Torch2TosaError, check_file_stem
 from ..support.files import check_output_dir, data_files
 from ..support.progress import StderrProgress, stage
@@ -68,10 +68,12 @@ SCHEMES = ("a8w8", "a16w8")  # quantization.SCHEMES, without importing torchao t
 # calibration_data.SUFFIXES and WHAT, likewise (test_own_model.py checks they agree)
 CALIBRATION_SUFFIXES = (".npz", ".npy", ".pt")
 CALIBRATION_WHAT = "calibration data"
-DEFAULTS = {"scheme": "a8w8", "gru_form": "unrolled", "atol": 1e-5, "progress_interval": 10.0}
-# torch's recurrent aten ops, which --gru-form applies to
+DEFAULTS = {"scheme": "a8w8", "gru_form": "unrolled", "gru_cell": AUTO_CELL, "atol": 1e-5,
+            "progress_interval": 10.0}
+# torch's recurrent aten ops, which --gru-form applies to (--gru-cell: the GRU ones)
 RECURRENT_OPS = {"gru", "lstm", "rnn_tanh", "rnn_relu", "gru_cell", "lstm_cell", "rnn_tanh_cell",
                  "rnn_relu_cell"}
+GRU_OPS = {"gru", "gru_cell"}
 
 
 class UsageError(Torch2TosaError):
@@ -343,6 +345,11 @@ def check_flags(args, target: targets.Target) -> None:
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
+    if args.gru_cell not in (None, AUTO_CELL) and target.is_int:
+        from ..lowering.recurrences import float_cell_on_int_target
+
+        raise UsageError(float_cell_on_int_target(args.gru_cell, target, "--gru-cell",
+                                                  f"--gru-cell {AUTO_CELL}"))
     if args.atol is not None and not args.check:
         raise UsageError("--atol applies to --check, which is not given")
     if args.atol is not None and target.is_int:
@@ -383,20 +390,25 @@ def check_model_flags(args, spec: str, model, target: targets.Target) -> None:
     if args.gru_form is not None and not has_recurrence(model):
         raise UsageError(f"--gru-form: {spec} has no GRU, LSTM or RNN layer, so the flag "
                          f"changes nothing")
+    if args.gru_cell is not None and not has_recurrence(model, gru_only=True):
+        raise UsageError(f"--gru-cell: {spec} has no GRU layer, so the flag changes nothing")
 
 
-def has_recurrence(model) -> bool:
+def has_recurrence(model, gru_only: bool = False) -> bool:
     """Whether `model` has a recurrent layer (a torch.nn one, or torch's recurrent aten op
-    in a GraphModule or ExportedProgram)."""
+    in a GraphModule or ExportedProgram); `gru_only`: a GRU or GRUCell."""
     import torch
 
+    modules = (torch.nn.GRU, torch.nn.GRUCell) if gru_only else (torch.nn.RNNBase,
+                                                                 torch.nn.RNNCellBase)
+    ops = GRU_OPS if gru_only else RECURRENT_OPS
     if isinstance(model, torch.export.ExportedProgram):
         graphs = [model.graph]
     else:
-        if any(isinstance(m, (torch.nn.RNNBase, torch.nn.RNNCellBase)) for m in model.modules()):
+        if any(isinstance(m, modules) for m in model.modules()):
             return True
         graphs = [m.graph for m in model.modules() if isinstance(m, torch.fx.GraphModule)]
-    return any(getattr(node.target, "_opname", None) in RECURRENT_OPS
+    return any(getattr(node.target, "_opname", None) in ops
                for graph in graphs for node in graph.nodes)
 
 
@@ -499,6 +511,10 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gru-form", choices=RECURRENT_FORMS,
                         help="GRU/LSTM/RNN lowering: unrolled timesteps (default), or one "
                              "tosa.while_loop per layer")
+    parser.add_argument("--gru-cell", choices=GRU_CELLS,
+                        help="the float GRU cell: auto (default: the cheapest by the target's "
+                             "cost model), gates (fewest ops per step), two-matmul, fused "
+                             "(iree-llvm-cpu's); INT targets run the integer cells (auto)")
     parser.add_argument("--channels-last-io", action="store_true",
                         help="model inputs and outputs in the Conv1d layout are N,W,C instead of "
                              "N,C,W (removes the boundary transposes of Conv1d models; a GRU's "
@@ -591,6 +607,7 @@ def _compile(args, progress) -> int:
                                             sequence[1] if sequence else inputs, progress)
     compiled = compile(model, inputs, name=name, target=target,
                        gru_form=args.gru_form or DEFAULTS["gru_form"],
+                       gru_cell=args.gru_cell or DEFAULTS["gru_cell"],
                        channels_last_io=args.channels_last_io, progress=progress,
                        serialize_during_validation=True)
     if args.channels_last_io and not any(compiled.nwc_io):

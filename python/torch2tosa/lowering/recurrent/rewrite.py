@@ -28,6 +28,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ... import target as targets
+from ...graph_abi import AUTO_CELL, GRU_CELLS
 from ...support.diagnostics import UnsupportedError
 from ...support.pass_base import NO_MATCH
 from .. import tosa_builders as tb
@@ -38,11 +39,11 @@ from .layers import run_layers
 from .op import RecurrentKind, RecurrentOp, is_constant_zero, read
 from .sequence import Cell, LayerWeights
 
-# decompose-gru's `cell` option: the float GRU cells it may force, by name; auto: the cheapest
-# by the target's cost model
-AUTO_CELL = "auto"
+# decompose-gru's `cell` option: the float GRU cells it may force, by name (graph_abi.GRU_CELLS);
+# auto: the cheapest by the target's cost model
 FLOAT_CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU,
                "fused": float_cells.GRU_FUSED}
+assert (AUTO_CELL, *FLOAT_CELLS) == GRU_CELLS
 
 
 @dataclass
