@@ -12,7 +12,7 @@ __all__ = ["compile", "CompiledModel", "CheckReport", "Torch2TosaError", "quanti
 
 # name -> (module, attribute); attribute None: the module itself
 _LAZY = {"compile": ("api", "compile"), "CompiledModel": ("api", "CompiledModel"),
-         "CheckReport": ("checking", "CheckReport"), "quantize": ("quantization", "quantize"),
+         "CheckReport": ("checking", "CheckReport"), "quantize": ("api", "quantize"),
          "prepare_qat": ("quantization", "prepare_qat"), "convert_qat": ("quantization", "convert_qat"),
          "streaming": ("step", "streaming"), "stats": ("support.stats", None)}
 

@@ -543,6 +543,35 @@ def compile(
             bar.close()
 
 
+def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
+             progress: bool | None = None, target=None, min_snr_db: float | None = None,
+             vela_cycles: bool = True) -> torch.fx.GraphModule:
+    """`torch2tosa.quantize`: quantization.quantize (its docstring says what it does). For
+    scheme="auto" on an Ethos-U target, the AmpReport (`meta["torch2tosa_amp"]`) also gets
+    Vela's cycles of the choice, of all-a8w8 and of all-a16w8, each compiled for that target
+    with the first calibration item (`vela_cycles=False` skips the three compiles)."""
+    from .quantization import amp
+    from .quantization import quantize as quantize_
+    from .quantization.quantize import calibration_items
+
+    items = calibration_items(calibration)
+    quantized = quantize_(model, items, scheme, progress=progress, target=target,
+                          min_snr_db=min_snr_db)
+    report = quantized.meta.get(amp.AMP_META)
+    if report is None or not vela_cycles or targets.get(report.target).accelerator is None:
+        return quantized
+    calib = items[:report.calibration_items]  # the items the choice was calibrated on
+    for choice in amp.CYCLE_LABELS:
+        try:
+            chosen = quantized if choice == "auto" else quantize_(model, calib, choice,
+                                                                  progress=False)
+            compiled = compile(chosen, items[0], target=report.target, progress=False)
+            report.vela_cycles[choice] = compiled.vela().total_cycles
+        except Torch2TosaError as e:
+            report.vela_cycles[choice] = str(e).strip().splitlines()[0]
+    return quantized
+
+
 def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Target,
              options: default_pipelines.PipelineOptions, steps: list[str], default_steps: bool,
              reporter: "_Recorder", serialize_during_validation: bool) -> CompiledModel:

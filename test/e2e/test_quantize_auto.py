@@ -31,6 +31,8 @@ class Small(nn.Module):
         y = self.conv2(torch.relu(self.conv1(x)))
         return self.classifier((y * self.gate(y)).mean(dim=2))
 
+    LINE = forward.__code__.co_firstlineno + 2  # the classifier's line
+
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -53,6 +55,7 @@ def test_quantize_auto_fewest_int16_layers_tosa_INT():
     assert report.int16_layers == ["", "classifier"]
     assert report.candidates == ["conv1", "conv2", "gate", "", "classifier"]
     assert report.int8_only == []
+    assert report.vela_cycles == {}  # no NPU
     assert report.a8w8_snr_db < 48.0 <= report.snr_db
     assert report.summary().startswith(
         "scheme='auto' for tosa-int: int16 in 2 of 5 layers (the model's forward, "
@@ -75,6 +78,15 @@ def test_quantize_auto_ethos_u55_keeps_tables_int8_INT():
                                     min_snr_db=40.0)
     report = quantized.meta[AMP_META]
     assert (report.int16_layers, report.int8_only) == ([], ["gate"])
+    # Vela's cycles of the three choices: this one is all-a8w8; all-a16w8 has an int16 TABLE
+    cycles = report.vela_cycles
+    assert list(cycles) == ["auto", "a8w8", "a16w8"]
+    assert isinstance(cycles["auto"], int) and cycles["auto"] == cycles["a8w8"] > 0
+    assert cycles["a16w8"].startswith(f"{__file__}:{Small.LINE}: error: aten.sigmoid: int16 "
+                                      f"activations (scheme 'a16w8') need an int16 TABLE")
+    assert report.summary().endswith(
+        f"; Vela cycles: this choice {cycles['auto']:,}, all-a8w8 {cycles['a8w8']:,}, all-a16w8 "
+        f"none (it does not compile: vela_cycles says why)")
     with pytest.raises(Torch2TosaError) as e:
         torch2tosa.quantize(model, items, "auto", target="ethos-u55-128", min_snr_db=90.0)
     assert re.fullmatch(

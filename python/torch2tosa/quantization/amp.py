@@ -70,13 +70,28 @@ class AmpReport:
     held_out_items: int
     quantizations: int  # PT2E models measured
     gains_db: dict[str, float] = field(default_factory=dict)  # each candidate alone in int16
+    # On an Ethos-U target (filled by torch2tosa.quantize, which compiles: quantization sits
+    # below compile): Vela's total cycles of "auto" (the choice), "a8w8" and "a16w8" (all
+    # layers), or why one has none (a16w8 on a target without int16 TABLEs)
+    vela_cycles: dict[str, int | str] = field(default_factory=dict)
 
     def summary(self) -> str:
         chosen = ", ".join(_label(layer) for layer in self.int16_layers) or "none"
-        return (f"scheme='auto' for {self.target}: int16 in {len(self.int16_layers)} of "
+        text = (f"scheme='auto' for {self.target}: int16 in {len(self.int16_layers)} of "
                 f"{self.layers} layers ({chosen}); {self.snr_db:.1f} dB on {self.held_out_items} "
                 f"held-out items (all-a8w8 {self.a8w8_snr_db:.1f} dB; requested "
                 f"{self.min_snr_db:g} dB)")
+        if self.vela_cycles:
+            text += "; Vela cycles: " + ", ".join(
+                f"{CYCLE_LABELS[choice]} {_cycles(value)}" for choice, value in self.vela_cycles.items())
+        return text
+
+
+CYCLE_LABELS = {"auto": "this choice", "a8w8": "all-a8w8", "a16w8": "all-a16w8"}
+
+
+def _cycles(value: int | str) -> str:
+    return f"{value:,}" if isinstance(value, int) else "none (it does not compile: vela_cycles says why)"
 
 
 def quantize_auto(model: nn.Module, items: list[tuple], quantize: Callable,
