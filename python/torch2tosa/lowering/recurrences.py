@@ -17,7 +17,8 @@ from ..support.pass_base import NO_MATCH, PassOption
 from .integer.recurrent import integer_plan
 from .recurrent.op import RecurrentKind
 from .recurrent.op import RecurrentOp
-from .recurrent.rewrite import AUTO_CELL, FLOAT_CELLS, PlanFn, float_plan, rewrite_recurrent
+from .recurrent.rewrite import (AUTO_CELL, FLOAT_CELLS, LSTM_FLOAT_CELLS, PlanFn, float_plan,
+                                rewrite_recurrent)
 
 # The `form` option of every recurrent pass (compile()'s `gru_form`, `--gru-form`).
 FORM_OPTION = PassOption("form", "unrolled", graph_abi.RECURRENT_FORMS,
@@ -33,6 +34,14 @@ CELL_OPTION = PassOption("cell", AUTO_CELL, (AUTO_CELL, *FLOAT_CELLS),
                          "step), fused (laid out for fused kernels, 19 ops per step)")
 
 
+# decompose-lstm's `cell` option, likewise.
+LSTM_CELL_OPTION = PassOption("cell", AUTO_CELL, (AUTO_CELL, *LSTM_FLOAT_CELLS),
+                              "the float LSTM cell: auto (the cheapest by the target's cost "
+                              "model), one-sigmoid (one sigmoid over the four gates, 14 ops per "
+                              "step), fused (a sigmoid per gate, 16 ops per step, no sigmoid "
+                              "of g)")
+
+
 def numerics(target: targets.Target, cell: str = AUTO_CELL) -> PlanFn:
     """How `target` runs a recurrence: integer cells on an INT target, float ones otherwise
     (`cell`: the float cell forced, or AUTO_CELL)."""
@@ -42,17 +51,18 @@ def numerics(target: targets.Target, cell: str = AUTO_CELL) -> PlanFn:
 
 
 def float_cell_on_int_target(cell: str, target: targets.Target, option: str = "cell",
-                             auto: str = f"cell={AUTO_CELL}") -> str:
-    """Why a float GRU cell forced on an INT target cannot run there; `option` and `auto`
-    spell the choice as the caller's user wrote it (the pass option, compile()'s gru_cell,
-    the command's flag)."""
+                             auto: str = f"cell={AUTO_CELL}", kind: str = "GRU") -> str:
+    """Why a float cell of `kind` forced on an INT target cannot run there; `option` and
+    `auto` spell the choice as the caller's user wrote it (the pass option, compile()'s
+    gru_cell, the command's flag)."""
     return (f"{option} '{cell}' is a float cell, which target '{target.name}' "
             f"({target.profile_name}) cannot run: it has no floating-point tosa.matmul, "
-            f"tosa.sigmoid or tosa.tanh (its GRU runs the integer cells: use {auto})")
+            f"tosa.sigmoid or tosa.tanh (its {kind} runs the integer cells: use {auto})")
 
 
 def _no_float_cell(rop: RecurrentOp, target: targets.Target, cell: str):
-    raise UnsupportedError(f"{rop.opname}: {float_cell_on_int_target(cell, target)}")
+    raise UnsupportedError(f"{rop.opname}: "
+                           f"{float_cell_on_int_target(cell, target, kind=rop.kind.aten.upper())}")
 
 
 def recurrent_pattern(name: str, kinds: Sequence[RecurrentKind], form: str,

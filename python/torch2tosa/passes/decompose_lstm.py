@@ -14,9 +14,12 @@ b_ih + b_hh folded into the hoisted input projection GI = X W_ih^T + b
 ([D, T*B, 4H], one matmul per layer). One step: slice GI, one recurrent
 matmul, add, one sigmoid over all four gates, slices of i, f, o, a slice of g
 and its tanh, f*c + i*g (3 ops), tanh, o*: 14 ops for one or both directions
-(15 with proj_size: the projection matmul); for a consumer that fuses kernels
-(`target=iree-llvm-cpu`) `LSTM_FUSED`, a sigmoid per gate (16). A constant-zero h0 costs no
-recurrent matmul at step 0, a constant-zero c0 no f*c.
+(15 with proj_size: the projection matmul); or `LSTM_FUSED`, a sigmoid per gate (16 ops,
+no sigmoid computed for g): the fused cell where the consumer fuses kernels
+(`target=iree-llvm-cpu`), otherwise the cheaper by the target's cost model (the two differ
+by 2 ops against D*B*H sigmoid elements a step: one-sigmoid below about 1,500 of them on
+the reference model's costs); `cell=one-sigmoid|fused` forces one. A constant-zero h0 costs
+no recurrent matmul at step 0, a constant-zero c0 no f*c.
 
 Directions, batch, layouts, h0/c0 and the outputs (output, h_n, c_n in
 PyTorch's shapes) are shared with decompose-gru: see lowering/recurrent/;
@@ -31,7 +34,7 @@ int32, constants), lstm_cell.py (the step).
 from __future__ import annotations
 
 from ..lowering.recurrent import op as recurrent
-from ..lowering.recurrences import FORM_OPTION, recurrent_pattern
+from ..lowering.recurrences import FORM_OPTION, LSTM_CELL_OPTION, recurrent_pattern
 from ..support.pass_base import ON_TORCH, WALK, Diagnostics, guarded, pattern_pass
 from ..target import target_of, target_option
 
@@ -42,7 +45,8 @@ TARGET_OPTION = target_option("the compile target: one that fuses kernels (iree-
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
-    pattern = recurrent_pattern("decompose_lstm", KINDS, options["form"], target_of(options))
+    pattern = recurrent_pattern("decompose_lstm", KINDS, options["form"], target_of(options),
+                                options["cell"])
     patterns.add("torch.operator", guarded(pattern, diagnostics))
 
 
@@ -51,7 +55,7 @@ PASS = pattern_pass(
     "Decompose aten.lstm.input and aten.lstm_cell into TOSA matmul/sigmoid/tanh/slice/elementwise ops",
     populate_patterns,
     driver=WALK,
-    options=(FORM_OPTION, TARGET_OPTION),
+    options=(FORM_OPTION, TARGET_OPTION, LSTM_CELL_OPTION),
     owned_aten_ops=recurrent.LSTM.aten_ops,
     order=(ON_TORCH,),
 )

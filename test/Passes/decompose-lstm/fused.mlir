@@ -1,6 +1,7 @@
 // RUN: torch2tosa-opt %s --decompose-lstm=target=iree-llvm-cpu | filecheck %s
+// RUN: torch2tosa-opt %s --decompose-lstm=cell=fused | filecheck %s
 
-// COM: For fused kernels (iree-llvm-cpu), LSTM_FUSED: a sigmoid per gate on its own slice
+// COM: For fused kernels (iree-llvm-cpu), or forced (cell=fused), LSTM_FUSED: a sigmoid per gate on its own slice
 // COM: (i at 0, f at H, o at 3H; g's tanh at 2H), none over all four gates. Same step as
 // COM: structure.mlir's @lstm_h0_c0_one_step (hidden 2).
 // CHECK-LABEL: func.func @lstm_fused_one_step

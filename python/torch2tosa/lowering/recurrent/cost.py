@@ -7,8 +7,8 @@ steps: tiles, copies, packing of the directions). Counted on the ops the cell em
     ops       TOSA ops (tosa.const and tosa.const_shape not counted: no kernel runs them)
     elements  elements written by every op but the matmuls (slices, adds, activations, ...)
     macs      the matmuls' multiply-adds
-The formulas sit next to each cell (float_cells.py) and a test holds them to the ops the cell
-emits (test/e2e/test_gru_cost_model.py).
+The formulas sit next to each cell (float_cells.py) and tests hold them to the ops the cell
+emits (test/e2e/test_gru_cost_model.py, test_lstm_cost_model.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from ... import target as targets
 
 @dataclass(frozen=True)
 class LayerShape:
-    """One recurrent layer: H hidden, F input features, B batch, D directions, T steps."""
+    """One recurrent layer: H hidden, F input features, B batch, D directions, T steps;
+    `projection`: an LSTM's proj_size P (0: none; h is then P wide)."""
 
     hidden: int
     features: int
@@ -28,6 +29,7 @@ class LayerShape:
     directions: int
     steps: int
     bias: bool
+    projection: int = 0
 
 
 @dataclass(frozen=True)

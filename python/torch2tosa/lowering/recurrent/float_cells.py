@@ -391,7 +391,25 @@ def _lstm_update(i, f, g, o, cell: ir.Value | None, c: FoldedConstants) -> State
     return h_next, c_next
 
 
-LSTM = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_step)
+def _lstm_work(step_ops: int, step_elements: int):
+    """An LSTM cell's work (cost.py), with h0 and c0 given, from its step's ops and elements
+    per R = D*B*H (both without the projection). MACs per step: the recurrent matmul
+    R*4*P_in (P_in = P with proj_size, else H), the projection's R*P. Once: GI = x W_ih^T
+    (+ b, b_ih + b_hh folded): D*T*B*F*4H MACs."""
+    def work(s: LayerShape) -> tuple[Work, Work]:
+        r, bias, proj = s.directions * s.batch * s.hidden, int(s.bias), s.projection
+        step = Work(step_ops + (proj > 0), r * step_elements,
+                    r * 4 * (proj or s.hidden) + r * proj)
+        gi = s.directions * s.steps * s.batch * 4 * s.hidden
+        return step, Work(1 + bias, gi * bias, gi * s.features)
+
+    return work
+
+
+# One sigmoid over the four gates: slice GI, matmul, add, sigmoid 4R each, slices i, f, o
+# and g R each, tanh g, f*c, i*g, add, tanh c', o* R each: 14 ops, 22R elements.
+LSTM = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_step,
+            work=_lstm_work(14, 22))
 
 
 def lstm_fused_step(gi_t: ir.Value, states: States, c: FoldedConstants,
@@ -404,7 +422,10 @@ def lstm_fused_step(gi_t: ir.Value, states: States, c: FoldedConstants,
     return _lstm_update(i, f, tb.tanh(gate(pre, 2, hidden)), o, cell, c)
 
 
-LSTM_FUSED = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_fused_step)
+# A sigmoid per gate: slice GI, add 4R each, slices i, f, g, o and the three sigmoids R each,
+# tanh g, f*c, i*g, add, tanh c', o* R each: 16 ops, 21R elements (no sigmoid of g).
+LSTM_FUSED = Cell("lstm", 4, ("h", "c"), _folded_relayout, _folded_constants, lstm_fused_step,
+                  work=_lstm_work(16, 21))
 
 
 # --- RNN ---------------------------------------------------------------------------------

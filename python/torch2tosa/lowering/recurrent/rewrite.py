@@ -44,6 +44,14 @@ from .sequence import Cell, LayerWeights
 FLOAT_CELLS = {"gates": float_cells.GRU_GATES, "two-matmul": float_cells.GRU,
                "fused": float_cells.GRU_FUSED}
 assert (AUTO_CELL, *FLOAT_CELLS) == GRU_CELLS
+# decompose-lstm's: one sigmoid over the four gates, or one per gate (laid out for fused kernels)
+LSTM_FLOAT_CELLS = {"one-sigmoid": float_cells.LSTM, "fused": float_cells.LSTM_FUSED}
+# By kind: the cells a cost model chooses among where every op is a kernel, and the cell of a
+# consumer that fuses elementwise ops into kernels (Target.fused_kernels).
+_BY_COST = {"gru": (float_cells.GRU_GATES, float_cells.GRU),
+            "lstm": (float_cells.LSTM, float_cells.LSTM_FUSED)}
+_FUSED = {"gru": float_cells.GRU_FUSED, "lstm": float_cells.LSTM_FUSED}
+_FORCED = {"gru": FLOAT_CELLS, "lstm": LSTM_FLOAT_CELLS}
 
 
 @dataclass
@@ -103,29 +111,31 @@ def _layer_inputs(rop: RecurrentOp, plan: Plan, layer) -> tuple[ir.Value, list]:
 
 def float_cell(kind: RecurrentKind, target: targets.Target, layers: Sequence[LayerShape],
                cell: str = AUTO_CELL) -> Cell:
-    """The float cell of `kind` for `target`'s consumer (`cell`: a GRU cell forced by name).
-    GRU: where every op is a kernel, the cheapest over the op's `layers` by the target's
-    `cost_model` (GRU_GATES or GRU: ops, elementwise elements and MACs, `cost.py`); where the
-    consumer fuses elementwise ops into kernels (`Target.fused_kernels`), GRU_FUSED: a step
-    is two kernels whatever its op count, and the least work per kernel wins."""
-    if kind.aten == "gru":
-        if cell != AUTO_CELL:
-            return FLOAT_CELLS[cell]
-        if target.fused_kernels or target.cost_model is None:
-            return float_cells.GRU_FUSED
-        return min((float_cells.GRU_GATES, float_cells.GRU),
-                   key=lambda c: sum(cost(target.cost_model, layer_work(*c.work(s), s))
-                                     for s in layers))
-    if kind.aten == "lstm":
-        return float_cells.LSTM_FUSED if target.fused_kernels else float_cells.LSTM
-    return {"rnn_tanh": float_cells.RNN_TANH, "rnn_relu": float_cells.RNN_RELU}[kind.aten]
+    """The float cell of `kind` for `target`'s consumer (`cell`: a GRU or LSTM cell forced
+    by name). Where every op is a kernel, the cheapest over the op's `layers` by the target's
+    `cost_model` (GRU: GRU_GATES or GRU; LSTM: one sigmoid over the gates or one per gate;
+    ops, elementwise elements and MACs, `cost.py`); where the consumer fuses elementwise ops
+    into kernels (`Target.fused_kernels`), the fused cell: a step is a few kernels whatever
+    its op count, and the least work per kernel wins. An RNN has one cell."""
+    if kind.aten not in _BY_COST:
+        return {"rnn_tanh": float_cells.RNN_TANH, "rnn_relu": float_cells.RNN_RELU}[kind.aten]
+    if cell != AUTO_CELL:
+        return _FORCED[kind.aten][cell]
+    if target.fused_kernels or target.cost_model is None:
+        return _FUSED[kind.aten]
+    return min(_BY_COST[kind.aten],
+               key=lambda c: sum(cost(target.cost_model, layer_work(*c.work(s), s))
+                                 for s in layers))
 
 
-def layer_shapes(rop: RecurrentOp, hidden: int, bias: bool) -> list[LayerShape]:
-    """The shape of each layer of `rop` (layer i > 0 reads the D*H outputs of the last)."""
+def layer_shapes(rop: RecurrentOp, hidden: int, bias: bool,
+                 projection: int = 0) -> list[LayerShape]:
+    """The shape of each layer of `rop` (layer i > 0 reads the D*P outputs of the last: P the
+    projection, or H)."""
     d = rop.cfg.directions
-    return [LayerShape(hidden, rop.features if i == 0 else d * hidden, rop.batch, d,
-                       rop.steps, bias) for i in range(rop.cfg.num_layers)]
+    return [LayerShape(hidden, rop.features if i == 0 else d * (projection or hidden),
+                       rop.batch, d, rop.steps, bias, projection)
+            for i in range(rop.cfg.num_layers)]
 
 
 def float_plan(rop: RecurrentOp, target: targets.Target, cell: str = AUTO_CELL) -> Plan:
@@ -137,7 +147,8 @@ def float_plan(rop: RecurrentOp, target: targets.Target, cell: str = AUTO_CELL) 
     params = float_parameters(rop, tb.np_dtype(elem))
     d = rop.cfg.directions
     shapes = layer_shapes(rop, params[0]["weight_hh"].shape[0] // rop.kind.gates,
-                          "bias_ih" in params[0])
+                          "bias_ih" in params[0],
+                          params[0]["weight_hr"].shape[0] if "weight_hr" in params[0] else 0)
     cell = float_cell(rop.kind, target, shapes, cell)
 
     def layer(i: int):
