@@ -319,6 +319,10 @@ def silero_vad_streaming(seq=64, hop=160, seed=0):
     ridge = VAD_RIDGE * torch.eye(design.shape[1], dtype=torch.float64)
     solution = torch.linalg.solve(design.T @ design + ridge,
                                   design.T @ (VAD_LOGIT * (2 * labels - 1)))
+    # On a 2^-8 grid: the fit's inputs come from float32 kernels whose last bits differ between
+    # CPUs (an AMD and an Intel machine gave different decoders, so different graphs for
+    # test_fp_pinned), and a perturbation of 1e-6 moves the solution by about 1e-7
+    solution = torch.round(solution * 256) / 256
     with torch.no_grad():
         model.decoder.weight.copy_(solution[:-1][None].float())
         model.decoder.bias.copy_(solution[-1:].float())
