@@ -15,7 +15,8 @@ from torch import nn
 
 import torch2tosa
 from torch2tosa import Torch2TosaError
-from torch2tosa.testing import gru_reference, recurrent_reference, rnn_reference
+from torch2tosa.testing import (gru_reference, lstm_reference, recurrent_reference,
+                                rnn_reference)
 
 T, F, H, CLASSES, BATCH = 24, 8, 24, 6, 32
 
@@ -33,40 +34,83 @@ def _frozen(model):
 # --- the integer simulation is the integer cell ------------------------------------------
 
 
+LAYERS = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn_tanh": nn.RNN, "rnn_relu": nn.RNN}
+REFERENCES = {"gru": gru_reference, "lstm": lstm_reference, "rnn_tanh": rnn_reference,
+              "rnn_relu": rnn_reference}
+
+
 class Sequence(nn.Module):
+    """One recurrent op; every result (output, h_n[, c_n])."""
+
     def __init__(self, kind, layers, bias, batch_first):
         super().__init__()
-        layer = nn.GRU if kind == "gru" else nn.RNN
-        self.recurrent = layer(F, H, num_layers=layers, bias=bias, batch_first=batch_first)
+        extra = {"nonlinearity": "relu"} if kind == "rnn_relu" else {}
+        self.recurrent = LAYERS[kind](F, H, num_layers=layers, bias=bias,
+                                      batch_first=batch_first, **extra)
 
     def forward(self, x):
-        return self.recurrent(x)[0]
+        out, state = self.recurrent(x)
+        return (out, *state) if isinstance(state, tuple) else (out, state)
 
 
-REFERENCES = {"gru": gru_reference, "rnn_tanh": rnn_reference}
-
-
-@pytest.mark.parametrize("kind, scheme, layers, bias, batch_first", [
-    ("gru", "a8w8", 1, True, True), ("gru", "a16w8", 2, False, False),
-    ("rnn_tanh", "a8w8", 2, True, False), ("rnn_tanh", "a16w8", 1, True, True)])
-def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, batch_first):
-    """After a training step, the QAT model's GRU (RNN-tanh) output codes equal
-    gru_reference's (rnn_reference's) on the converted model's parameters (the references
-    derive their own constants)."""
+def _integer_cell(kind, scheme, layers, bias, batch_first):
+    """(QAT model after a training step, frozen; its results on x; the reference's results
+    on the converted model's op, as (codes, scale, zero point) of the QAT results)."""
     torch.manual_seed(0)
     x = torch.randn((2, T, F) if batch_first else (T, 2, F))
     qat = torch2tosa.prepare_qat(Sequence(kind, layers, bias, batch_first), (x,), scheme)
     optimizer = torch.optim.SGD(qat.parameters(), 0.1)
-    qat(x).square().mean().backward()
+    sum(r.square().mean() for r in qat(x)).backward()
     optimizer.step()
     _frozen(qat)
     with torch.no_grad():
-        simulated = qat(x).numpy()
+        simulated = [r.numpy() for r in qat(x)]
     op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind)
     codes = np.clip(np.round(x.numpy() / op.x.scale) + op.x.zero_point, -2 ** (op.bits - 1),
                     2 ** (op.bits - 1) - 1)
-    want = REFERENCES[kind].reference(op, codes.astype(np.int64))[0]
-    np.testing.assert_array_equal(np.round(simulated * 2 ** (op.bits - 1)), want)
+    want = REFERENCES[kind].reference(op, codes.astype(np.int64))
+    formats = [recurrent_reference.state(op)] * 2 + [op.results.get("c")]
+    return simulated, want, formats
+
+
+@pytest.mark.parametrize("kind, scheme, layers, bias, batch_first", [
+    ("gru", "a8w8", 1, True, True), ("gru", "a16w8", 2, False, False),
+    ("lstm", "a8w8", 1, True, True), ("lstm", "a16w8", 2, False, False),
+    ("lstm", "a8w8", 2, False, True), ("lstm", "a16w8", 1, True, False),
+    ("rnn_tanh", "a8w8", 2, True, False), ("rnn_tanh", "a16w8", 1, True, True)])
+def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, batch_first):
+    """After a training step, every result of the QAT model's GRU (LSTM, RNN) is, in codes,
+    gru_reference's (lstm_reference's, rnn_reference's) on the converted model's parameters
+    (the references derive their own constants)."""
+    simulated, want, formats = _integer_cell(kind, scheme, layers, bias, batch_first)
+    assert len(simulated) == len(want)
+    for got, codes, q in zip(simulated, want, formats):
+        np.testing.assert_array_equal(np.round(got / q.scale) + q.zero_point, codes)
+
+
+@pytest.mark.parametrize("kind, scheme, layers, batch_first", [
+    ("lstm", "a8w8", 2, True)])
+def test_qat_compiled_is_the_simulation_tosa_INT(kind, scheme, layers, batch_first):
+    """convert_qat -> compile(tosa-int) -> the reference model gives every result the QAT
+    model's own forward gives (within one step, rounding ties of the float output aside)."""
+    torch.manual_seed(0)
+    x = torch.randn((4, T, F) if batch_first else (T, 4, F))
+    qat = torch2tosa.prepare_qat(Sequence(kind, layers, True, batch_first), (x,), scheme)
+    optimizer = torch.optim.Adam(qat.parameters(), 1e-2)
+    for _ in range(3):
+        optimizer.zero_grad()
+        sum(r.square().mean() for r in qat(x)).backward()
+        optimizer.step()
+    _frozen(qat)
+    compiled = torch2tosa.compile(torch2tosa.convert_qat(qat), (x,), target="tosa-int")
+    with torch.no_grad():
+        simulated = [r.numpy() for r in qat(x)]
+    got = compiled.run_reference(x)
+    assert len(got) == len(simulated)
+    for g, want, q in zip(got, simulated, compiled.io_quantization[1]):
+        steps = np.abs(g - want) / q["scale"]
+        print(f"max {steps.max():.3f} steps, {np.mean(steps <= 1 + 1e-3):.4%} within one")
+        assert np.mean(steps <= 1 + 1e-3) >= 0.999, f"max {steps.max():.3f} steps"
 
 
 # --- keyword spotting: QAT against PTQ and float ----------------------------------------
@@ -148,35 +192,44 @@ def test_qat_gru_kws_tosa_INT():
 # --- errors --------------------------------------------------------------------------------
 
 
-class Lstm(nn.Module):
-    def __init__(self):
+class Recurrent(nn.Module):
+    def __init__(self, layer):
         super().__init__()
-        self.lstm = nn.LSTM(F, H, batch_first=True)
+        self.layer = layer
 
     def forward(self, x):
-        return self.lstm(x)[0]
+        return self.layer(x)[0]
 
 
-class BiGru(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.gru = nn.GRU(F, H, batch_first=True, bidirectional=True)
-
+class GivenH0(Recurrent):
     def forward(self, x):
-        return self.gru(x)[0]
+        return self.layer(x, torch.ones(1, x.shape[0], H))[0]
 
 
-@pytest.mark.parametrize("model, why", [
-    (Lstm, "self.lstm (LSTM): prepare_qat does not simulate the integer arithmetic of a layer "
-           "of kind 'lstm' yet"),
-    (BiGru, "self.gru (GRU): prepare_qat does not simulate the integer arithmetic of a "
-            "bidirectional layer of kind 'gru' yet"),
-])
-def test_qat_refuses_unsimulated_recurrences(model, why):
+class Cell(Recurrent):
+    def forward(self, x):
+        return self.layer(x[:, 0])
+
+
+SIMULATED = "(a GRU, LSTM or RNN-tanh with one direction and zero initial states is)"
+
+
+@pytest.mark.parametrize("model, layer, why", [
+    (Recurrent, lambda: nn.RNN(F, H, nonlinearity="relu"), "a layer of kind 'rnn_relu'"),
+    (Recurrent, lambda: nn.LSTM(F, H, proj_size=4), "a layer of kind 'lstm' with proj_size"),
+    (Recurrent, lambda: nn.GRU(F, H, bidirectional=True),
+     "a bidirectional layer of kind 'gru'"),
+    (GivenH0, lambda: nn.GRU(F, H, batch_first=True),
+     "a layer of kind 'gru' with a given initial state"),
+    (Cell, lambda: nn.GRUCell(F, H), "a cell of kind 'gru'"),
+], ids=["rnn_relu", "proj_size", "bidirectional", "h0", "cell"])
+def test_qat_refuses_unsimulated_recurrences(model, layer, why):
     with pytest.raises(Torch2TosaError) as e:
-        torch2tosa.prepare_qat(model(), (torch.randn(1, 4, F),))
-    assert str(e.value) == (f"{__file__}:{_forward_line(model)}: {why} (a GRU or RNN-tanh with "
-                            f"one direction and a zero h0 is); quantize it after training with "
+        torch2tosa.prepare_qat(model(layer()), (torch.randn(1, 4, F),))
+    name = type(layer()).__name__
+    assert str(e.value) == (f"{__file__}:{_forward_line(model)}: self.layer ({name}): "
+                            f"prepare_qat does not simulate the integer arithmetic of {why} "
+                            f"yet {SIMULATED}; quantize it after training with "
                             f"torch2tosa.quantize")
 
 

@@ -16,12 +16,14 @@ are computed at convert time, as in post-training quantization.
 
 A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
 gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
-(`aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantRnn`), whose forward is the
-integer cell's arithmetic bit for bit and whose gradient is a straight-through float
-surrogate: the trained model is optimised for what the NPU computes. convert_qat puts the
-aten op back before torchao's convert_pt2e, which gives the GraphModule of
-quantize/dequantize ops that compile() lowers. LSTMs, RNN-relus, recurrent cells,
-bidirectional layers and a given h0 are refused (those integer cells are not simulated yet).
+(`aten.lstm.input`, `aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantLstm`,
+`FakeQuantRnn`), whose forward is the integer cell's arithmetic bit for bit and whose
+gradient is a straight-through float surrogate: the trained model is optimised for what the
+NPU computes. A calibrated state format (an LSTM's c) is a `StateFakeQuantize` that the
+recurrence shows its states, as post-training calibration does. convert_qat puts the aten op
+back before torchao's convert_pt2e, which gives the GraphModule of quantize/dequantize ops
+that compile() lowers. RNN-relus, recurrent cells, bidirectional layers, given initial states
+and an LSTM's proj_size are refused (those integer cells are not simulated yet).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
 model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 from typing import Any
 
 import torch
@@ -43,7 +46,7 @@ from ..frontend.unsupported import node_origin
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
-from .qat_cells import FakeQuantGru, FakeQuantRnn
+from .qat_cells import FakeQuantGru, FakeQuantLstm, FakeQuantRnn, Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme
@@ -52,7 +55,10 @@ aten = torch.ops.aten
 _QAT_PREFIX = "torch2tosa_qat_"
 _ORIGINAL_TARGET = "torch2tosa_qat_original_target"
 # The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
-SIMULATED = {aten.gru.input: FakeQuantGru, aten.rnn_tanh.input: FakeQuantRnn}
+SIMULATED = {aten.gru.input: FakeQuantGru, aten.lstm.input: FakeQuantLstm,
+             aten.rnn_tanh.input: FakeQuantRnn}
+# The scheme's calibrated state formats: observed by the recurrence that owns them.
+_STATE_FORMATS = ("state_observed", "wide_state", "relu_state", "cell_state")
 
 
 def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> torch.fx.GraphModule:
@@ -135,9 +141,11 @@ class _QatScheme(Scheme):
         return _fake_quant(super().weight(ch_axis))
 
 
-def _fake_quant(spec):
+def _fake_quant(spec, state: bool = False):
     """`spec` with a FakeQuantize over a moving-average min/max observer (per channel for a
-    per-channel spec); a FixedQParams or derived spec as it is (prepare_qat makes those)."""
+    per-channel spec); a calibrated `state` format with a StateFakeQuantize over its own
+    observer (the recurrence shows it its states); a FixedQParams or derived spec as it is
+    (prepare_qat makes those)."""
     from torchao.quantization.pt2e import (FakeQuantize, MovingAverageMinMaxObserver,
                                            MovingAveragePerChannelMinMaxObserver)
     from torchao.quantization.pt2e.quantizer import QuantizationSpec
@@ -146,6 +154,9 @@ def _fake_quant(spec):
 
     if type(spec) is not QuantizationSpec:
         return spec
+    if state:
+        return dataclasses.replace(spec, observer_or_fake_quant_ctr=StateFakeQuantize.with_args(
+            observer=spec.observer_or_fake_quant_ctr))
     per_channel = spec.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine)
     observer = (MovingAveragePerChannelMinMaxObserver if per_channel
                 else MovingAverageMinMaxObserver).with_args(eps=_EPS)
@@ -159,7 +170,7 @@ _QAT_SCHEMES: dict[str, _QatScheme] = {}
 def _qat_scheme(scheme: Scheme) -> _QatScheme:
     """One _QatScheme per scheme (torchao shares an observer between specs that are equal)."""
     if scheme.name not in _QAT_SCHEMES:
-        fields = {f.name: _fake_quant(getattr(scheme, f.name))
+        fields = {f.name: _fake_quant(getattr(scheme, f.name), f.name in _STATE_FORMATS)
                   for f in dataclasses.fields(scheme)}
         _QAT_SCHEMES[scheme.name] = _QatScheme(**fields)
     return _QAT_SCHEMES[scheme.name]
@@ -178,17 +189,33 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
         if node.target not in SIMULATED:
             why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
                    f"'{kind}'")
-        elif not _zero_fill(node.args[1]):
-            why = f"a layer of kind '{kind}' with a given h0"
+        elif _projected(node):
+            why = f"a layer of kind '{kind}' with proj_size"
+        elif not all(_zero_fill(s) for s in _states(node)):
+            why = f"a layer of kind '{kind}' with a given initial state"
         elif node.args[7]:
             why = f"a bidirectional layer of kind '{kind}'"
         if why:
             origin = node_origin(node)
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU or RNN-tanh with one direction and a zero h0 "
-                f"is); "
-                f"quantize it after training with torch2tosa.quantize")
+                f"arithmetic of {why} yet (a GRU, LSTM or RNN-tanh with one direction and "
+                f"zero initial states is); quantize it after training with torch2tosa.quantize")
+
+
+def _states(node: torch.fx.Node) -> list:
+    hx = node.args[1]
+    return list(hx) if isinstance(hx, (list, tuple)) else [hx]
+
+
+def _per_group(node: torch.fx.Node) -> int:
+    """Parameters per (layer, direction): w_ih, w_hh[, b_ih, b_hh][, w_hr]."""
+    params, _, layers = node.args[2:5]
+    return len(params) // (layers * (2 if node.args[7] else 1))
+
+
+def _projected(node: torch.fx.Node) -> bool:
+    return node.target == aten.lstm.input and _per_group(node) in (3, 5)
 
 
 def _zero_fill(node) -> bool:
@@ -202,20 +229,47 @@ def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) ->
     bits = torch.iinfo(dtype).bits
     for i, node in enumerate([n for n in prepared.graph.nodes
                               if n.op == "call_function" and n.target in SIMULATED]):
-        x, _, params = node.args[:3]
-        per = 4 if node.args[3] else 2
-        weights = [p for j, p in enumerate(params) if j % per < 2]
         name = f"{_QAT_PREFIX}{i}"
-        prepared.add_submodule(name, SIMULATED[node.target](
-            bits, _fake_quantizer(prepared, x), [_fake_quantizer(prepared, w) for w in weights]))
+        cls, extra = SIMULATED[node.target], {}
+        if node.target == aten.rnn_relu.input:
+            extra["relu"] = True
+        prepared.add_submodule(name, cls(bits, _quantizers(prepared, node), **extra))
         node.meta[_ORIGINAL_TARGET] = node.target
         node.op, node.target = "call_module", name
     prepared.graph.lint()
     prepared.recompile()
 
 
+def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantizers:
+    """The fake quantizers of a prepared recurrent node: its input's, weights', given initial
+    states', the calibrated format of h (on the h results) and of an LSTM's c (on c0)."""
+    x, _, params = node.args[:3]
+    per = _per_group(node)
+    weights = [(_fake_quantizer(prepared, params[g]), _fake_quantizer(prepared, params[g + 1]))
+               for g in range(0, len(params), per)]
+    states = _states(node)
+    initial = [None if _zero_fill(s.args[0] if _is_module(s) else s)
+               else _fake_quantizer(prepared, s) for s in states]
+    h_formats = [prepared.get_submodule(u.target) for item in node.users
+                 if item.target is operator.getitem and item.args[1] in (0, 1)
+                 for u in item.users if _is_module(u)]
+    state = next((m for m in h_formats if isinstance(m, StateFakeQuantize)), None)
+    cell = _fake_quantizer(prepared, states[1]) if node.target == aten.lstm.input else None
+    calibrated = node.target == aten.rnn_relu.input or (node.target == aten.gru.input
+                                                         and initial[0] is not None)
+    if calibrated and state is None:
+        raise Torch2TosaError(f"{node_origin(node)}: prepare_qat: no result holds the "
+                              f"{RECURRENT_OPS[node.target]}'s state quantized, so its "
+                              f"format is unknown")
+    return Quantizers(_fake_quantizer(prepared, x), weights, initial, state, cell)
+
+
+def _is_module(node) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_module"
+
+
 def _fake_quantizer(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> nn.Module:
-    assert node.op == "call_module", f"{node} is not fake-quantized"
+    assert _is_module(node), f"{node} is not fake-quantized"
     return prepared.get_submodule(node.target)
 
 

@@ -1,10 +1,11 @@
 """Recurrent layers for quantization-aware training whose forward is the integer cell
-torch2tosa emits: `FakeQuantGru` (aten.gru.input) and `FakeQuantRnn` (aten.rnn_tanh.input).
+torch2tosa emits: `FakeQuantGru` (aten.gru.input), `FakeQuantLstm` (aten.lstm.input) and
+`FakeQuantRnn` (aten.rnn_tanh.input, aten.rnn_relu.input).
 
 Each replaces its op in a `prepare_qat_pt2e` model (qat.py). Its forward value is, bit for bit,
-what the TOSA INT lowering computes (lowering/integer/gru_formats.py and rnn_formats.py state
-the formats and the op sequence of a step): the codes go through the same RESCALEs
-(quant_math's multiplier and shift, single rounding), the same TABLE contents
+what the TOSA INT lowering computes (lowering/integer/gru_formats.py, lstm_formats.py and
+rnn_formats.py state the formats and the op sequence of a step): the codes go through the
+same RESCALEs (quant_math's multiplier and shift, single rounding), the same TABLE contents
 (recurrent_formats.table), the same MULs with shift, in int64 numpy. Its gradient is that of
 a float surrogate quantized at the same points with a straight-through estimator:
 
@@ -15,30 +16,98 @@ the integer value saturates). The quantization points of one step (A = int8 or i
 S the int32 pre-activation scale, b = bits - 1), a GRU:
 
     GI    = RESCALE(x W_ih^T + B)        int32 at S   (B: folded biases at sx c_ih)
-    gh    = RESCALE(h W_hh^T + b_hn)     int32 at S   (b_hn at s_h c_hh, n block only)
+    gh    = RESCALE(h W_hh^T + b_hn)     int32 at S   (b_hn at s_h c_hh, n block only; after
+                                                       the RESCALE for two directions at
+                                                       batch > 1, a MATMUL)
     xs    = RESCALE(GI_t + gh)           A over +-SIGMOID_RANGE
     r,z   = TABLE_sigmoid(xs)            A at 2^-b (int16: int32 at 2^-(b+7), then >> 7)
     1-z   = TABLE_(1-sigmoid)(xs_z)      (int8; int16: the sigmoid of the negated z rows)
     rgh   = MUL(r, gh_n, shift)          int32 at S
-    n     = TABLE_tanh(RESCALE(GI_n + rgh))   A at the state's 2^-b
-    h'    = RESCALE(z h + (1 - z) n)     A at 2^-b
+    n     = TABLE_tanh(RESCALE(GI_n + rgh))   A at the state's 2^(k-b)
+    h'    = RESCALE(z h + (1 - z) n)     A at 2^(k-b)
 
-an RNN-tanh: GI as above (B = b_ih + b_hh), h' = TABLE_tanh(RESCALE(GI_t + RESCALE(h W_hh^T))).
+an LSTM (gates [i, f, o, g]; int8: g = 2 sigmoid(2 x_g) - 1 from the one sigmoid TABLE,
+its pre-activation at S / 2; int16: the TABLEs' int32 results at 2^-22, read as they are):
 
-So what training optimises is what the NPU computes. Covered: any number of layers, one
-direction, biases or none, batch first or not, a zero h0 (the state's fixed format 2^-b,
-no calibration), both schemes; qat.py refuses the rest.
+    i,f,o,g = TABLEs(RESCALE(GI_t + RESCALE(h W_hh^T)))
+    c'    = MUL(f, c) + MUL(i, g)        int32 at Sc, never rounded to A
+    h'    = RESCALE(MUL(o, TABLE_tanh(RESCALE(c'))))     A at 2^-b
+
+(the tanh(c) TABLE's input over c's calibrated boundary format, at most g's tanh range;
+c_n = RESCALE(c) to that format), an RNN: GI as above (B = b_ih + b_hh), pre = GI_t +
+RESCALE((h - z_h) W_hh^T), h' = TABLE_tanh(RESCALE(pre)) (tanh) or RESCALE(pre) to the
+calibrated [0, 2^k) of the state (relu: int8 zero point -128, the RESCALE's saturation;
+int16 a clamp at 0).
+
+Bidirectional layers: the backward direction runs the time-reversed sequence; both share
+one weight scale per output channel (the larger; the other's codes requantized). A given h0
+(c0): its own fake quantizer's codes, step 0's product at h0's scale (a GRU's step 0 with
+its own RESCALEs, gru_formats.InitialStep); c0 RESCALEd once into c's int32 at Sc.
+
+A calibrated state format (an RNN-relu's h, a GRU's h with h0, an LSTM's c) is the
+`StateFakeQuantize` the converted model takes it from (the h results' or the c0 edge's):
+while its observer is on, the recurrence first shows it every layer's float states (c0 and
+every c_t; every layer's outputs), as post-training calibration does
+(recurrent_calibration), then runs with the format that gives. So what training optimises
+is what the NPU computes. qat.py refuses what is not covered (the recurrent cells, an LSTM
+with proj_size).
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
+from torchao.quantization.pt2e import FakeQuantize
 
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer.gru_formats import formats as gru_formats
-from ..lowering.integer.recurrent_formats import Formats, table
+from ..lowering.integer.lstm_formats import LstmFormats
+from ..lowering.integer.recurrent_formats import (Formats, shared_weights, state_exponent, table,
+                                                  uses_conv)
+from .recurrent_calibration import show_layer_states
+
+aten = torch.ops.aten
+
+
+class StateFakeQuantize(FakeQuantize):
+    """The fake quantizer of a recurrent state's calibrated format: it rounds as a FakeQuantize,
+    but its observer sees what the recurrence that owns it shows it (`observe`: every layer's
+    float states), not the tensor it quantizes (the recurrence's results, already saturated
+    to the format, which could then never widen)."""
+
+    def forward(self, X):
+        if self.fake_quant_enabled[0] == 1:
+            return torch.fake_quantize_per_tensor_affine(
+                X, self.scale, self.zero_point, self.activation_post_process.quant_min,
+                self.activation_post_process.quant_max)
+        return X
+
+    @property
+    def observing(self) -> bool:
+        return bool(self.observer_enabled[0] == 1)
+
+    def update(self) -> None:
+        """Its scale and zero point from what its observer has seen."""
+        scale, zero_point = self.calculate_qparams()
+        self.scale.resize_(scale.shape).copy_(scale)
+        self.zero_point.resize_(zero_point.shape).copy_(zero_point)
+
+
+@dataclass
+class Quantizers:
+    """The fake quantizers of one recurrent op, modules of the QAT model (not of the
+    recurrence: it reads their current scales)."""
+
+    x: nn.Module
+    weights: list[tuple[nn.Module, nn.Module]]  # (W_ih, W_hh) per (layer, direction)
+    initial: list[nn.Module | None]  # a given h0's (an LSTM's c0's); None: a zero fill
+    state: StateFakeQuantize | None = None  # h's calibrated format (RNN-relu, GRU with h0)
+    cell: StateFakeQuantize | None = None  # an LSTM's c format (on the c0 edge)
 
 
 def _codes(value: torch.Tensor, scale, zero_point=0) -> np.ndarray:
@@ -51,204 +120,455 @@ def _codes(value: torch.Tensor, scale, zero_point=0) -> np.ndarray:
 
 
 def _ste(f: torch.Tensor, codes: np.ndarray, scale, lo=None, hi=None) -> torch.Tensor:
-    """A quantization point: the value of the integer `codes` at `scale`, the gradient of the
-    float surrogate `f` (none where it lies outside [lo, hi] codes: saturated)."""
+    """A quantization point: the value of the integer `codes` at `scale` (one, or one per
+    channel on the last axis), the gradient of the float surrogate `f` (none where it lies
+    outside [lo, hi] codes: saturated)."""
+    scale = np.asarray(scale, dtype=np.float64)
     exact = torch.from_numpy(np.asarray(codes, dtype=np.float64) * scale)
     if lo is not None:
-        f = torch.clamp(f, lo * scale, hi * scale)
+        s = torch.from_numpy(scale)
+        f = torch.maximum(torch.minimum(f, hi * s), lo * s)
     return f + (exact - f).detach()
 
 
 _RESCALES: dict[tuple, qm.Rescale] = {}
 
 
-def _rescale(v: np.ndarray, ratio, out: str, scale32: bool = True) -> np.ndarray:
-    """TOSA RESCALE (single rounding, zero points 0) by `ratio` (one, or one per channel)."""
+def _rescale(v: np.ndarray, ratio, out: str, scale32: bool = True, input_zp: int = 0,
+             output_zp: int = 0) -> np.ndarray:
+    """TOSA RESCALE (single rounding) by `ratio` (one, or one per channel)."""
     ratio = np.atleast_1d(np.asarray(ratio, dtype=np.float64))
     key = (ratio.tobytes(), scale32)
     if key not in _RESCALES:
         if len(_RESCALES) > 4096:
             _RESCALES.clear()
-        _RESCALES[key] = qm.rescale_params(ratio, "QAT GRU", scale32)
-    return qm.rescale_reference(v, _RESCALES[key], 0, 0, out, double_round=False)
+        _RESCALES[key] = qm.rescale_params(ratio, "QAT recurrence", scale32)
+    return qm.rescale_reference(v, _RESCALES[key], input_zp, output_zp, out, double_round=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _entries(fn: str, bits: int, in_scale: float, out_scale: float) -> np.ndarray:
+    return table(fn, Formats(bits), in_scale, out_scale)
+
+
+def _table(codes: np.ndarray, fn: str, fmt: Formats, in_scale: float, out_scale: float):
+    """TABLE of `fn` from A at `in_scale` to `out_scale` (int16: the int32 result, 7
+    fractional bits more)."""
+    return qm.table_reference(codes, _entries(fn, fmt.bits, float(in_scale), float(out_scale)))
+
+
+def _mul(a: np.ndarray, b: np.ndarray, shift: int = 0) -> np.ndarray:
+    return qm.mul_reference(a, b, shift)
+
+
+def _rows(m, index: np.ndarray):
+    return m[torch.from_numpy(index)] if isinstance(m, torch.Tensor) else m[index]
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """One direction's weights W [W, K]: the fake-quantized values (the surrogate's), the int8
+    codes the lowering holds (at the directions' shared scales) and those scales [W]."""
+
+    w: torch.Tensor
+    codes: np.ndarray
+    scale: np.ndarray
+
+    def laid_out(self, layout) -> _Weights:
+        """Rows re-laid out (reordered, some negated: their scales stay positive)."""
+        return _Weights(layout(self.w), layout(self.codes), np.abs(layout(self.scale)))
+
+
+def _directions(ws: list[torch.Tensor], fqs: list[nn.Module]) -> list[_Weights]:
+    """The directions of a layer: their int8 codes requantized to one scale per output channel
+    (recurrent_formats.shared_weights; as they are for one direction)."""
+    scales = [fq.scale.detach().to(torch.float64).numpy() for fq in fqs]
+    codes, common = shared_weights([_codes(w, s) for w, s in zip(ws, scales)], scales)
+    return [_Weights(w.to(torch.float64), c, common) for w, c in zip(ws, codes)]
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """What one direction of one layer reads."""
+
+    fmt: Formats
+    in_q: tuple[float, int]  # the input's (scale, zero point)
+    ih: _Weights
+    hh: _Weights
+    biases: list[torch.Tensor] | None  # b_ih, b_hh
+    init: list[tuple | None]  # per state: (value, codes, (scale, zero point)) or None (zero)
+    conv: bool  # the state product's bias in its accumulator (else after its RESCALE)
+
+    def first(self) -> tuple[float, int] | None:
+        """h0's (scale, zero point) when step 0 reads h0 in a format of its own (else None:
+        the state's product)."""
+        h0, fmt = self.init[0], self.fmt
+        if h0 is None:
+            return None
+        scale, zp = h0[2]
+        same = np.isclose(scale, fmt.state_scale, rtol=1e-7, atol=0)
+        return None if same and zp == fmt.state_zero_point else h0[2]
+
+
+def _product(fmt: Formats, v, codes, q, wt: _Weights, bias=None, out_scale=None, conv=True):
+    """RESCALE((codes - zp) W^T + bias) per output channel to `out_scale` (S, or one per
+    channel), the bias in the accumulator (`conv`, at in_scale * c) or added at out_scale
+    after the RESCALE (a MATMUL's): (value, int32 codes)."""
+    in_scale, in_zp = q
+    s = fmt.acc_scale if out_scale is None else out_scale
+    acc = np.einsum("...k,wk->...w", codes - in_zp, wt.codes)
+    f = v @ wt.w.T
+    if bias is not None and conv:
+        acc = acc + np.round(bias.detach().numpy() / (in_scale * wt.scale)).astype(np.int64)
+    out = _rescale(acc, in_scale * wt.scale / s, "i32", scale32=not fmt.wide_accumulator)
+    if bias is not None:
+        f = f + bias
+        if not conv:
+            out = out + np.round(bias.detach().numpy() / s).astype(np.int64)
+    return _ste(f, out, s), out
+
+
+def _quantized(fmt: Formats, f, codes, scale, zero_point=0):
+    """A value rounded to A: (codes - zero point) at `scale`, saturated to A's range."""
+    return _ste(f, codes - zero_point, scale, fmt.qmin - zero_point, fmt.qmax - zero_point)
+
+
+def _steps(gi_f, gi, step, init):
+    """Every step of a layer: step(t, (GI_t value, codes), states) -> states, each (value,
+    codes) or None (zero), h first. Returns h of every step (values [B, T, H], codes) and the
+    last states."""
+    states, outs, codes = init, [], []
+    for t in range(gi.shape[1]):
+        states = step(t, (gi_f[:, t], gi[:, t]), states)
+        outs.append(states[0][0])
+        codes.append(states[0][1])
+    return torch.stack(outs, 1), np.stack(codes, 1), states
+
+
+def _tanh(fmt: Formats, pre, m: int = 0):
+    """(value, int32 codes at S) -> tanh's TABLE to the state's scale (int16: its int32 result
+    RESCALEd by 2^(-7-m), n at 2^m times that scale): (value, codes)."""
+    x = _rescale(pre[1], fmt.acc_scale / fmt.tanh_in_scale, fmt.int_type)
+    x_f = _quantized(fmt, pre[0], x, fmt.tanh_in_scale)
+    n = _table(x, "tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)
+    if fmt.bits == 16:
+        n = _rescale(n, 2.0 ** (-7 - m), fmt.int_type)
+    return _ste(torch.tanh(x_f), n, fmt.state_scale * 2.0 ** m), n
 
 
 class _FakeQuantRecurrence(nn.Module):
-    """The integer recurrence of one `aten.<kind>.input` node in a QAT model; `x_fq` and
-    `weight_fqs` are the fake quantizers of its input and of its weights (W_ih, W_hh per
-    layer), whose current scales it reads (they are modules of the QAT model, not of this
-    one). A subclass runs one layer (`_layer`)."""
+    """The integer recurrence of one `aten.<kind>.input` node in a QAT model (`quantizers`:
+    its fake quantizers). A subclass states the formats (`_formats`) and runs one direction
+    of one layer (`_layer`)."""
 
-    def __init__(self, fmt: Formats, x_fq: nn.Module, weight_fqs: list[nn.Module]):
+    op: Any  # the aten op it simulates
+
+    def __init__(self, bits: int, quantizers: Quantizers):
         super().__init__()
-        self.fmt = fmt
-        # plain attributes: the fake quantizers belong to the graph module
-        object.__setattr__(self, "_fqs", (x_fq, list(weight_fqs)))
-        self.tables = {"tanh": table("tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)}
+        self.bits = bits
+        # a plain attribute: the fake quantizers belong to the graph module
+        object.__setattr__(self, "quantizers", quantizers)
+
+    def _formats(self) -> Formats:
+        return Formats(self.bits)
 
     def forward(self, x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first):
-        x_fq, weight_fqs = self._fqs
+        q = self.quantizers
+        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        self._observe((x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                       batch_first))
+        fmt = self._formats()
+        d = 2 if bidirectional else 1
         dtype = x.dtype
         seq = x.to(torch.float64)
         if not batch_first:
             seq = seq.transpose(0, 1)
-        in_scale = float(x_fq.scale.reshape(-1)[0])
-        in_zp = int(x_fq.zero_point.reshape(-1)[0])
-        codes = _codes(seq, in_scale, in_zp)
-        per = 4 if has_biases else 2
+        in_q = (float(q.x.scale.reshape(-1)[0]), int(q.x.zero_point.reshape(-1)[0]))
+        codes = _codes(seq, *in_q)
+        init = [self._initial(fmt, i, s) for i, s in enumerate(states)]
+        per = len(params) // (num_layers * d)
+        conv = uses_conv(d, seq.shape[0])
         finals = []
         for layer in range(num_layers):
-            w_ih, w_hh, *biases = params[layer * per:(layer + 1) * per]
-            c_ih = weight_fqs[2 * layer].scale.detach().to(torch.float64).numpy()
-            c_hh = weight_fqs[2 * layer + 1].scale.detach().to(torch.float64).numpy()
-            seq, codes = self._layer(seq, codes, in_scale, in_zp, w_ih.to(torch.float64), c_ih,
-                                     w_hh.to(torch.float64), c_hh,
-                                     [b.to(torch.float64) for b in biases] or None)
-            finals.append(seq[:, -1])
-            in_scale, in_zp = self.fmt.state_scale, 0
+            rows = range(layer * d, (layer + 1) * d)
+            groups = [params[g * per:(g + 1) * per] for g in rows]
+            ih = _directions([g[0] for g in groups], [q.weights[g][0] for g in rows])
+            hh = _directions([g[1] for g in groups], [q.weights[g][1] for g in rows])
+            outs = []
+            for k, (g, group) in enumerate(zip(rows, groups)):
+                biases = [b.to(torch.float64) for b in group[2:4]] or None
+                run = _Layer(fmt, in_q, ih[k], hh[k], biases,
+                             [None if s is None else (s[0][g], s[1][g], s[2]) for s in init],
+                             conv)
+                xs, xc = (seq, codes) if k == 0 else (seq.flip(1), codes[:, ::-1])
+                out, out_codes, last = self._layer(xs, xc, run)
+                if k:
+                    out, out_codes = out.flip(1), out_codes[:, ::-1]
+                outs.append((out, out_codes))
+                finals.append(self._finals(fmt, last))
+            seq = torch.cat([o[0] for o in outs], -1)
+            codes = np.concatenate([o[1] for o in outs], -1)
+            in_q = (fmt.state_scale, fmt.state_zero_point)
         out = seq if batch_first else seq.transpose(0, 1)
-        return out.to(dtype), torch.stack(finals).to(dtype)
+        return (out.to(dtype), *(torch.stack(f).to(dtype) for f in zip(*finals)))
 
-    def _product(self, v, codes, in_scale, in_zp, w, c, bias):
-        """RESCALE(codes W^T + bias) to S per output channel: (float surrogate, int32 codes)."""
-        fmt = self.fmt
-        s = fmt.acc_scale
-        c = np.abs(c)  # a layout's negated rows: negated codes, positive scales
-        w_codes = _codes(w, c)
-        acc = np.einsum("...k,wk->...w", codes - in_zp, w_codes)
-        f = v @ w.T
-        if bias is not None:
-            acc_scale = in_scale * c
-            b_codes = np.round(bias.detach().numpy() / acc_scale).astype(np.int64)
-            acc = acc + b_codes
-            f = f + _ste(bias, b_codes, acc_scale)
-        ratio = in_scale * c / s
-        out = _rescale(acc, ratio, "i32", scale32=not fmt.wide_accumulator)
-        return _ste(f, out, s), out
+    def _observe(self, args) -> None:
+        """Shows the calibrated state formats' observers (those observing) every layer's
+        float states, then updates their formats."""
+        q = self.quantizers
+        fqs = [fq if fq is not None and fq.observing else None for fq in (q.state, q.cell)]
+        if not any(fqs):
+            return
+        h, c = fqs
+        with torch.no_grad():
+            if c is not None:
+                c.activation_post_process(args[1][1].detach())
+            show_layer_states(self.op, args, h and h.activation_post_process,
+                              c and c.activation_post_process, last_layer=True)
+        for fq in fqs:
+            if fq is not None:
+                fq.update()
 
-    def _quantized(self, f, codes, scale):
-        return _ste(f, codes, scale, self.fmt.qmin, self.fmt.qmax)
+    def _initial(self, fmt: Formats, i: int, value: torch.Tensor):
+        """A given initial state (`i`: 0 h0, 1 an LSTM's c0) as (value, codes, (scale, zero
+        point)) [L*D, B, *], or None for a zero fill."""
+        fq = self.quantizers.initial[i]
+        if fq is None:
+            return None
+        q = (float(fq.scale.reshape(-1)[0]), int(fq.zero_point.reshape(-1)[0]))
+        v = value.to(torch.float64)
+        return v, _codes(v, *q), q
 
-    @staticmethod
-    def _steps(gi_f, gi, step):
-        """Every step of a layer: step((GI_t value, codes), h or None) -> h'; returns h of
-        every step (values [B, T, H], codes)."""
-        h, outs, codes = None, [], []
-        for t in range(gi.shape[1]):
-            h = step((gi_f[:, t], gi[:, t]), h)
-            outs.append(h[0])
-            codes.append(h[1])
-        return torch.stack(outs, 1), np.stack(codes, 1)
+    def _finals(self, fmt: Formats, last) -> list:
+        """The final states' values of a direction (h_n[, c_n])."""
+        return [last[0][0]]
 
-    def _tanh(self, pre):
-        """(value, int32 codes at S) -> tanh's TABLE at the state's format (int16: its int32
-        result RESCALEd by 2^-7): (value, codes)."""
-        fmt = self.fmt
-        x = _rescale(pre[1], fmt.acc_scale / fmt.tanh_in_scale, fmt.int_type)
-        x_f = self._quantized(pre[0], x, fmt.tanh_in_scale)
-        n = qm.table_reference(x, self.tables["tanh"])
-        if fmt.bits == 16:
-            n = _rescale(n, 2.0 ** -7, fmt.int_type)
-        return _ste(torch.tanh(x_f), n, fmt.state_scale), n
+    def _layer(self, seq, codes, run: _Layer):
+        """seq [B, T, F] (values, in processing order), codes their int codes -> (h of every
+        step, their codes, the last states)."""
+        raise NotImplementedError
 
 
 class FakeQuantGru(_FakeQuantRecurrence):
     """aten.gru.input: gru_formats' cell."""
 
-    def __init__(self, bits: int, x_fq: nn.Module, weight_fqs: list[nn.Module]):
-        super().__init__(gru_formats(bits), x_fq, weight_fqs)
-        fmt = self.fmt
-        self.tables["sigmoid"] = table("sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale)
-        self.tables["1-sigmoid"] = table("1-sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale)
+    op = aten.gru.input
 
-    def _layout(self, m, hidden: int):
+    def _formats(self) -> Formats:
+        state = self.quantizers.state  # calibrated with a given h0
+        if state is None:
+            return gru_formats(self.bits)
+        return gru_formats(self.bits, state_exponent(self.bits, float(state.scale), "GRU"))
+
+    @staticmethod
+    def _layout(fmt: Formats, m, hidden: int):
         """[3H, ...] r, z, n -> the products' G*H: as is (int8), r, z, n, -z (int16)."""
-        if self.fmt.gates == 3:
+        if fmt.gates == 3:
             return m
         neg = -m[hidden:2 * hidden]
         return torch.cat([m, neg]) if isinstance(m, torch.Tensor) else np.concatenate([m, neg])
 
-    def _layer(self, seq, codes, in_scale, in_zp, w_ih, c_ih, w_hh, c_hh, biases):
-        """seq [B, T, F] (values), codes their int codes -> (h of every step, its codes)."""
-        fmt, hidden = self.fmt, w_hh.shape[1]
-        lay = lambda m: self._layout(m, hidden)  # noqa: E731
+    def _layer(self, seq, codes, run: _Layer):
+        fmt, hidden = run.fmt, run.hh.w.shape[1]
+        lay = lambda m: self._layout(fmt, m, hidden)  # noqa: E731
         folded = rec_bias = bias_n = None
         zeros = torch.zeros(hidden, dtype=torch.float64)
-        if biases is not None:
-            b_ih, b_hh = biases
+        if run.biases is not None:
+            b_ih, b_hh = run.biases
             folded = lay(b_ih + torch.cat([b_hh[:2 * hidden], zeros]))
             rec_bias = lay(torch.cat([zeros, zeros, b_hh[2 * hidden:]]))
-        gi_f, gi = self._product(seq, codes, in_scale, in_zp, lay(w_ih), lay(c_ih), folded)
-        if biases is not None:
-            b_hn = biases[1][2 * hidden:]
+            b_hn = b_hh[2 * hidden:]
             n_codes = np.round(b_hn.detach().numpy() / fmt.acc_scale).astype(np.int64)
             bias_n = (_ste(b_hn, n_codes, fmt.acc_scale), n_codes)
-        w_hh_l, c_hh_l = lay(w_hh), lay(c_hh)
-        return self._steps(gi_f, gi, lambda gi_t, h: self._step(gi_t, h, w_hh_l, c_hh_l,
-                                                                  rec_bias, bias_n, hidden))
+        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded)
+        hh, first = run.hh.laid_out(lay), run.first()
 
-    def _table(self, pair, fn: str):
-        """TABLE of `fn` on (value, codes): (the float surrogate, the TABLE's result: int8
-        codes, or int16's int32 with 7 fractional bits more)."""
-        f_in, codes = pair
-        surrogate = {"sigmoid": torch.sigmoid, "1-sigmoid": lambda v: torch.sigmoid(-v)}[fn](f_in)
-        return surrogate, qm.table_reference(codes, self.tables[fn])
+        def step(t, gi_t, states):
+            return (self._step(fmt, gi_t, states[0], hh, rec_bias, bias_n, hidden, run.conv,
+                               first if t == 0 else None),)
 
-    def _step(self, gi_t, h, w_hh, c_hh, rec_bias, bias_n, hidden):
-        fmt = self.fmt
-        s, gate, bits = fmt.acc_scale, fmt.gate_scale, fmt.bits
-        a = fmt.int_type
+        return _steps(gi_f, gi, step, run.init[:1])
+
+    @staticmethod
+    def _first_bits(fmt: Formats, ratio: float) -> int:
+        """gru_formats.InitialStep's m: step 0's n at 2^m times the state's scale so that
+        z h0 + (1 - z) n fits int32."""
+        m = 0
+        while 2.0 ** (2 * fmt.frac - m) * (ratio + 1.0) + 2.0 >= 2.0 ** 31:
+            m += 1
+        return m
+
+    def _step(self, fmt, gi_t, h, hh, rec_bias, bias_n, H, conv, first):
+        """One step; `first`: h0's (scale, zero point) when it is step 0's h at a scale of
+        its own (gru_formats.InitialStep)."""
+        s, gate, bits, a = fmt.acc_scale, fmt.gate_scale, fmt.bits, fmt.int_type
+        ratio = 1.0 if first is None else first[0] / fmt.state_scale
+        m = 0 if first is None else self._first_bits(fmt, ratio)
         gi_f, gi = gi_t
-        H = hidden
         if h is None:
             gh_n = bias_n
             pre_f, pre = gi_f, gi
         else:
-            gh_f, gh = self._product(h[0], h[1], fmt.state_scale, 0, w_hh, c_hh, rec_bias)
+            gh_f, gh = _product(fmt, h[0], h[1], first or (fmt.state_scale, 0), hh, rec_bias,
+                                conv=conv)
             gh_n = (gh_f[:, 2 * H:3 * H], gh[:, 2 * H:3 * H])
             pre_f, pre = gi_f + gh_f, gi + gh
         xs = _rescale(pre, s / fmt.sigmoid_in_scale, a)
-        xs_f = self._quantized(pre_f, xs, fmt.sigmoid_in_scale)
-        sig_f, sig_raw = self._table((xs_f, xs), "sigmoid")
+        xs_f = _quantized(fmt, pre_f, xs, fmt.sigmoid_in_scale)
+        sig_raw = _table(xs, "sigmoid", fmt, fmt.sigmoid_in_scale, gate)
         sig = sig_raw if bits == 8 else _rescale(sig_raw, 2.0 ** -7, a)
-        sig_f = _ste(sig_f, sig, gate)
+        sig_f = _ste(torch.sigmoid(xs_f), sig, gate)
         z_f, z = sig_f[:, H:2 * H], sig[:, H:2 * H]
         if fmt.gates == 3:
-            zbar_f, zbar = self._table((xs_f[:, H:2 * H], xs[:, H:2 * H]), "1-sigmoid")
-            zbar_f = _ste(zbar_f, zbar, gate)
+            zbar = _table(xs[:, H:2 * H], "1-sigmoid", fmt, fmt.sigmoid_in_scale, gate)
+            zbar_f = _ste(torch.sigmoid(-xs_f[:, H:2 * H]), zbar, gate)
         else:
             zbar_f, zbar = sig_f[:, 3 * H:], sig[:, 3 * H:]
         pre_n_f, pre_n = gi_f[:, 2 * H:3 * H], gi[:, 2 * H:3 * H]
         if gh_n is not None:
             r = sig_raw[:, :H]  # int8 codes at 2^-b; int16: the TABLE's int32 at 2^-(b+7)
-            rgh = qm.mul_reference(r, gh_n[1], fmt.gate_shift)
+            rgh = _mul(r, gh_n[1], fmt.gate_shift)
             pre_n_f = pre_n_f + _ste(sig_f[:, :H] * gh_n[0], rgh, s)
             pre_n = pre_n + rgh
-        n_f, n = self._tanh((pre_n_f, pre_n))
-        acc = qm.mul_reference(zbar, n)
+        n_f, n = _tanh(fmt, (pre_n_f, pre_n), m)
+        acc = _mul(zbar, n)
         acc_f = zbar_f * n_f
         if h is not None:
-            acc = acc + qm.mul_reference(z, h[1])
+            zh = _mul(z, h[1])
+            if first is not None:  # 2^-b s0 -> (1 - z) n's scale 2^-b 2^(k-b+m)
+                zh = _rescale(zh, ratio * 2.0 ** -m, "i32")
+            acc = acc + zh
             acc_f = acc_f + z_f * h[0]
-        out = _rescale(acc, gate, a)
-        return self._quantized(acc_f, out, fmt.state_scale), out
+        out = _rescale(acc, gate * 2.0 ** m, a)
+        return _quantized(fmt, acc_f, out, fmt.state_scale), out
+
+
+class FakeQuantLstm(_FakeQuantRecurrence):
+    """aten.lstm.input (without proj_size): lstm_formats' cell."""
+
+    op = aten.lstm.input
+
+    def _formats(self) -> LstmFormats:
+        return LstmFormats(self.bits, cell_boundary=float(self.quantizers.cell.scale))
+
+    def _initial(self, fmt: LstmFormats, i: int, value: torch.Tensor):
+        """h0 as the base's; c0 RESCALEd once from its format into c's int32 at Sc."""
+        given = super()._initial(fmt, i, value)
+        if i == 0 or given is None:
+            return given
+        v, codes, (scale, zp) = given
+        c = _rescale(codes, scale / fmt.cell_scale, "i32", input_zp=zp)
+        return _ste(v, c, fmt.cell_scale), c, None
+
+    def _finals(self, fmt: LstmFormats, last) -> list:
+        """h_n and c_n: c RESCALEd from Sc to c's boundary format."""
+        (h_f, _), (c_f, c) = last
+        cell = self.quantizers.cell
+        scale, zp = float(cell.scale), int(cell.zero_point)
+        c_n = _rescale(c, fmt.cell_scale / scale, fmt.int_type, output_zp=zp)
+        return [h_f, _quantized(fmt, c_f, c_n, scale, zp)]
+
+    def _layer(self, seq, codes, run: _Layer):
+        fmt = run.fmt
+        H = run.hh.w.shape[0] // 4
+        order = np.r_[0:2 * H, 3 * H:4 * H, 2 * H:3 * H]  # PyTorch's i, f, g, o -> i, f, o, g
+        lay = lambda m: _rows(m, order)  # noqa: E731
+        acc = np.full(4 * H, fmt.acc_scale)  # g's S / 2 when tanh(x) = 2 sigmoid(2x) - 1
+        if fmt.tanh_from_sigmoid:
+            acc[3 * H:] = fmt.acc_scale / 2
+        folded = None if run.biases is None else lay(run.biases[0] + run.biases[1])
+        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded, acc)
+        hh, first = run.hh.laid_out(lay), run.first()
+
+        def step(t, gi_t, states):
+            h, c = states
+            pre_f, pre = gi_t
+            if h is not None:
+                q = first if t == 0 and first else (fmt.state_scale, 0)
+                gh_f, gh = _product(fmt, h[0], h[1], q, hh, None, acc)
+                pre_f, pre = pre_f + gh_f, pre + gh
+            return self._cell(fmt, pre_f, pre, c, H)
+
+        return _steps(gi_f, gi, step, run.init)
+
+    @staticmethod
+    def _cell(fmt: LstmFormats, pre_f, pre, c, H):
+        """The gates from the pre-activations [i, f, o, g] (int32 at S; int8: g's at S / 2),
+        then c' and h'."""
+        s, gate, a = fmt.acc_scale, fmt.gate_scale, fmt.int_type
+        raw = 2.0 ** -fmt.raw_frac  # a gate's scale as the MULs read it
+        sig_in, tanh_in = fmt.sigmoid_in_scale, fmt.tanh_in_scale
+        if fmt.tanh_from_sigmoid:  # one sigmoid TABLE over [i, f, o, 2 x_g]
+            xs = _rescale(pre, s / sig_in, a)
+            twice = torch.ones(4 * H, dtype=torch.float64)
+            twice[3 * H:] = 2.0
+            xs_f = _quantized(fmt, pre_f * twice, xs, sig_in)
+            sig = _table(xs, "sigmoid", fmt, sig_in, gate)
+            sig_f = _ste(torch.sigmoid(xs_f), sig, gate)
+            g = _rescale(sig[:, 3 * H:], 2.0, a, output_zp=fmt.qmin)
+            g_f = _ste(2.0 * sig_f[:, 3 * H:] - 1.0, g, gate)
+        else:
+            in_scale = np.r_[np.full(3 * H, sig_in), np.full(H, tanh_in)]
+            xa = _rescale(pre, s / in_scale, a)
+            xa_f = _quantized(fmt, pre_f, xa, in_scale)
+            sig = _table(xa[:, :3 * H], "sigmoid", fmt, sig_in, gate)
+            sig_f = _ste(torch.sigmoid(xa_f[:, :3 * H]), sig, raw)
+            g = _table(xa[:, 3 * H:], "tanh", fmt, tanh_in, gate)
+            g_f = _ste(torch.tanh(xa_f[:, 3 * H:]), g, raw)
+        (i_f, f_f, o_f), (i, f, o) = ([v[:, k * H:(k + 1) * H] for k in range(3)]
+                                      for v in (sig_f, sig))
+        c_next = _mul(i, g, fmt.ig_shift)
+        c_f = i_f * g_f
+        if c is not None:
+            c_next = _mul(f, c[1], fmt.fc_shift) + c_next
+            c_f = c_f + f_f * c[0]
+        c_f = _ste(c_f, c_next, fmt.cell_scale)
+        tanh_c = min(fmt.cell_boundary, tanh_in)
+        xc = _rescale(c_next, fmt.cell_scale / tanh_c, a)
+        xc_f = _quantized(fmt, c_f, xc, tanh_c)
+        tc = _table(xc, "tanh", fmt, tanh_c, gate)
+        tc_f = _ste(torch.tanh(xc_f), tc, raw)
+        h = _rescale(_mul(o, tc, fmt.oc_shift), fmt.oc_scale / fmt.state_scale, a)
+        return (_quantized(fmt, o_f * tc_f, h, fmt.state_scale), h), (c_f, c_next)
 
 
 class FakeQuantRnn(_FakeQuantRecurrence):
-    """aten.rnn_tanh.input: rnn_formats' cell, h' = TABLE_tanh(RESCALE(GI_t + gh))."""
+    """aten.rnn_tanh.input, aten.rnn_relu.input (`relu`): rnn_formats' cell."""
 
-    def __init__(self, bits: int, x_fq: nn.Module, weight_fqs: list[nn.Module]):
-        super().__init__(Formats(bits), x_fq, weight_fqs)
+    def __init__(self, bits: int, quantizers: Quantizers, relu: bool = False):
+        super().__init__(bits, quantizers)
+        self.relu = relu
+        self.op = aten.rnn_relu.input if relu else aten.rnn_tanh.input
 
-    def _layer(self, seq, codes, in_scale, in_zp, w_ih, c_ih, w_hh, c_hh, biases):
-        folded = None if biases is None else biases[0] + biases[1]
-        gi_f, gi = self._product(seq, codes, in_scale, in_zp, w_ih, c_ih, folded)
+    def _formats(self) -> Formats:
+        if not self.relu:
+            return Formats(self.bits)
+        state = self.quantizers.state  # [0, 2^k): int8 zero point -128
+        return Formats(self.bits, state_exponent(self.bits, float(state.scale), "RNN-relu"),
+                       int(state.zero_point))
 
-        def step(gi_t, h):
-            if h is None:
-                return self._tanh(gi_t)
-            gh_f, gh = self._product(h[0], h[1], self.fmt.state_scale, 0, w_hh, c_hh, None)
-            return self._tanh((gi_t[0] + gh_f, gi_t[1] + gh))
+    def _layer(self, seq, codes, run: _Layer):
+        fmt = run.fmt
+        folded = None if run.biases is None else run.biases[0] + run.biases[1]
+        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih, folded)
+        first = run.first()
 
-        return self._steps(gi_f, gi, step)
+        def step(t, gi_t, states):
+            h = states[0]
+            if h is not None:
+                q = first if t == 0 and first else (fmt.state_scale, fmt.state_zero_point)
+                gh_f, gh = _product(fmt, h[0], h[1], q, run.hh)
+                gi_t = (gi_t[0] + gh_f, gi_t[1] + gh)
+            return (self._relu(fmt, gi_t) if self.relu else _tanh(fmt, gi_t),)
+
+        return _steps(gi_f, gi, step, run.init)
+
+    @staticmethod
+    def _relu(fmt: Formats, pre):
+        """RESCALE to the state's [0, 2^k) (int16: and a clamp at its zero)."""
+        zp = fmt.state_zero_point
+        y = _rescale(pre[1], fmt.acc_scale / fmt.state_scale, fmt.int_type, output_zp=zp)
+        if zp > fmt.qmin:
+            y = np.clip(y, zp, fmt.qmax)
+        return _quantized(fmt, torch.relu(pre[0]), y, fmt.state_scale, zp), y
