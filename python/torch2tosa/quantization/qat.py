@@ -16,14 +16,14 @@ are computed at convert time, as in post-training quantization.
 
 A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
 gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
-(`aten.lstm.input`, `aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantLstm`,
-`FakeQuantRnn`), whose forward is the integer cell's arithmetic bit for bit and whose
+(`aten.lstm.input`, `aten.rnn_tanh.input`, `aten.rnn_relu.input`) is replaced by
+`FakeQuantGru` (`FakeQuantLstm`, `FakeQuantRnn`), whose forward is the integer cell's arithmetic bit for bit and whose
 gradient is a straight-through float surrogate: the trained model is optimised for what the
-NPU computes. A calibrated state format (an LSTM's c) is a `StateFakeQuantize` that the
+NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's h) is a `StateFakeQuantize` that the
 recurrence shows its states, as post-training calibration does. convert_qat puts the aten op
 back before torchao's convert_pt2e, which gives the GraphModule of quantize/dequantize ops
-that compile() lowers. RNN-relus, recurrent cells, bidirectional layers, given initial states
-and an LSTM's proj_size are refused (those integer cells are not simulated yet).
+that compile() lowers. Recurrent cells, bidirectional layers, given initial states and an
+LSTM's proj_size are refused (those integer cells are not simulated yet).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
 model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
@@ -56,7 +56,7 @@ _QAT_PREFIX = "torch2tosa_qat_"
 _ORIGINAL_TARGET = "torch2tosa_qat_original_target"
 # The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
 SIMULATED = {aten.gru.input: FakeQuantGru, aten.lstm.input: FakeQuantLstm,
-             aten.rnn_tanh.input: FakeQuantRnn}
+             aten.rnn_tanh.input: FakeQuantRnn, aten.rnn_relu.input: FakeQuantRnn}
 # The scheme's calibrated state formats: observed by the recurrence that owns them.
 _STATE_FORMATS = ("state_observed", "wide_state", "relu_state", "cell_state")
 
@@ -199,8 +199,8 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
             origin = node_origin(node)
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU, LSTM or RNN-tanh with one direction and "
-                f"zero initial states is); quantize it after training with torch2tosa.quantize")
+                f"arithmetic of {why} yet (a GRU, LSTM or RNN with one direction and zero "
+                f"initial states is); quantize it after training with torch2tosa.quantize")
 
 
 def _states(node: torch.fx.Node) -> list:
