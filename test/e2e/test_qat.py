@@ -49,28 +49,44 @@ class Sequence(nn.Module):
                                       batch_first=batch_first, bidirectional=bidirectional,
                                       **extra)
 
-    def forward(self, x):
-        out, state = self.recurrent(x)
+    def forward(self, x, *initial):
+        hx = None if not initial else initial if len(initial) > 1 else initial[0]
+        out, state = self.recurrent(x, hx)
         return (out, *state) if isinstance(state, tuple) else (out, state)
+
+
+def _inputs(kind, layers, batch_first, options, batch=2, steps=T):
+    """x, and with "h0" in `options` h0 (an LSTM's c0 too)."""
+    x = torch.randn((batch, steps, F) if batch_first else (steps, batch, F))
+    if "h0" not in options:
+        return (x,)
+    rows = layers * (2 if "bidirectional" in options else 1)
+    return (x, *(torch.randn(rows, batch, H) for _ in range(2 if kind == "lstm" else 1)))
+
+
+def _codes(value: torch.Tensor, q, bits: int) -> np.ndarray:
+    top = 2 ** (bits - 1)
+    return np.clip(np.round(value.numpy() / q.scale) + q.zero_point, -top, top - 1).astype(
+        np.int64)
 
 
 def _integer_cell(kind, scheme, layers, bias, batch_first, options):
     """(QAT model after a training step, frozen; its results on x; the reference's results
     on the converted model's op, as (codes, scale, zero point) of the QAT results)."""
     torch.manual_seed(0)
-    x = torch.randn((2, T, F) if batch_first else (T, 2, F))
+    inputs = _inputs(kind, layers, batch_first, options)
     model = Sequence(kind, layers, bias, batch_first, "bidirectional" in options)
-    qat = torch2tosa.prepare_qat(model, (x,), scheme)
+    qat = torch2tosa.prepare_qat(model, inputs, scheme)
     optimizer = torch.optim.SGD(qat.parameters(), 0.1)
-    sum(r.square().mean() for r in qat(x)).backward()
+    sum(r.square().mean() for r in qat(*inputs)).backward()
     optimizer.step()
     _frozen(qat)
     with torch.no_grad():
-        simulated = [r.numpy() for r in qat(x)]
+        simulated = [r.numpy() for r in qat(*inputs)]
     op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind)
-    codes = np.clip(np.round(x.numpy() / op.x.scale) + op.x.zero_point, -2 ** (op.bits - 1),
-                    2 ** (op.bits - 1) - 1)
-    want = REFERENCES[kind].reference(op, codes.astype(np.int64))
+    quants = [op.x, *(op.initial[name] for name in ("h0", "c0")[:len(inputs) - 1])]
+    codes = [_codes(v, q, op.bits) for v, q in zip(inputs, quants)]
+    want = REFERENCES[kind].reference(op, *codes)
     formats = [recurrent_reference.state(op)] * 2 + [op.results.get("c")]
     return simulated, want, formats
 
@@ -86,7 +102,12 @@ def _integer_cell(kind, scheme, layers, bias, batch_first, options):
     ("lstm", "a8w8", 2, True, True, "bidirectional"),
     ("lstm", "a16w8", 1, False, False, "bidirectional"),
     ("rnn_tanh", "a16w8", 2, True, True, "bidirectional"),
-    ("rnn_relu", "a8w8", 2, True, False, "bidirectional")])
+    ("rnn_relu", "a8w8", 2, True, False, "bidirectional"),
+    ("gru", "a8w8", 2, True, True, "h0"), ("gru", "a16w8", 1, False, False, "h0"),
+    ("lstm", "a8w8", 1, True, False, "h0"), ("lstm", "a16w8", 2, True, True, "h0"),
+    ("rnn_tanh", "a8w8", 1, True, True, "h0"), ("rnn_relu", "a16w8", 2, True, False, "h0"),
+    ("gru", "a16w8", 2, True, True, "bidirectional h0"),
+    ("lstm", "a8w8", 1, False, False, "bidirectional h0")])
 def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, batch_first,
                                                    options):
     """After a training step, every result of the QAT model's GRU (LSTM, RNN) is, in codes,
@@ -100,25 +121,25 @@ def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, b
 
 @pytest.mark.parametrize("kind, scheme, layers, batch_first, options", [
     ("lstm", "a8w8", 2, True, ""), ("rnn_relu", "a8w8", 2, False, ""),
-    ("gru", "a16w8", 1, True, "bidirectional")])
+    ("gru", "a16w8", 1, True, "bidirectional"), ("lstm", "a16w8", 1, False, "h0"),
+    ("gru", "a8w8", 2, True, "h0")])
 def test_qat_compiled_is_the_simulation_tosa_INT(kind, scheme, layers, batch_first, options):
     """convert_qat -> compile(tosa-int) -> the reference model gives every result the QAT
     model's own forward gives (within one step, rounding ties of the float output aside)."""
     torch.manual_seed(0)
-    steps = 8
-    x = torch.randn((4, steps, F) if batch_first else (steps, 4, F))
+    inputs = _inputs(kind, layers, batch_first, options, batch=4, steps=8)
     model = Sequence(kind, layers, True, batch_first, "bidirectional" in options)
-    qat = torch2tosa.prepare_qat(model, (x,), scheme)
+    qat = torch2tosa.prepare_qat(model, inputs, scheme)
     optimizer = torch.optim.Adam(qat.parameters(), 1e-2)
     for _ in range(3):
         optimizer.zero_grad()
-        sum(r.square().mean() for r in qat(x)).backward()
+        sum(r.square().mean() for r in qat(*inputs)).backward()
         optimizer.step()
     _frozen(qat)
-    compiled = torch2tosa.compile(torch2tosa.convert_qat(qat), (x,), target="tosa-int")
+    compiled = torch2tosa.compile(torch2tosa.convert_qat(qat), inputs, target="tosa-int")
     with torch.no_grad():
-        simulated = [r.numpy() for r in qat(x)]
-    got = compiled.run_reference(x)
+        simulated = [r.numpy() for r in qat(*inputs)]
+    got = compiled.run_reference(*inputs)
     assert len(got) == len(simulated)
     for g, want, q in zip(got, simulated, compiled.io_quantization[1]):
         off = np.abs(g - want) / q["scale"]
@@ -214,25 +235,18 @@ class Recurrent(nn.Module):
         return self.layer(x)[0]
 
 
-class GivenH0(Recurrent):
-    def forward(self, x):
-        return self.layer(x, torch.ones(1, x.shape[0], H))[0]
-
-
 class Cell(Recurrent):
     def forward(self, x):
         return self.layer(x[:, 0])
 
 
-SIMULATED = "(a GRU, LSTM or RNN with zero initial states is)"
+SIMULATED = "(a GRU, LSTM or RNN layer is)"
 
 
 @pytest.mark.parametrize("model, layer, why", [
     (Recurrent, lambda: nn.LSTM(F, H, proj_size=4), "a layer of kind 'lstm' with proj_size"),
-    (GivenH0, lambda: nn.GRU(F, H, batch_first=True),
-     "a layer of kind 'gru' with a given initial state"),
     (Cell, lambda: nn.GRUCell(F, H), "a cell of kind 'gru'"),
-], ids=["proj_size", "h0", "cell"])
+], ids=["proj_size", "cell"])
 def test_qat_refuses_unsimulated_recurrences(model, layer, why):
     with pytest.raises(Torch2TosaError) as e:
         torch2tosa.prepare_qat(model(layer()), (torch.randn(1, 4, F),))

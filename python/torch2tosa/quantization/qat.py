@@ -22,7 +22,7 @@ gradient is a straight-through float surrogate: the trained model is optimised f
 NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's h) is a `StateFakeQuantize` that the
 recurrence shows its states, as post-training calibration does. convert_qat puts the aten op
 back before torchao's convert_pt2e, which gives the GraphModule of quantize/dequantize ops
-that compile() lowers. Recurrent cells, given initial states and an
+that compile() lowers. Recurrent cells and an
 LSTM's proj_size are refused (those integer cells are not simulated yet).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
@@ -191,14 +191,11 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
                    f"'{kind}'")
         elif _projected(node):
             why = f"a layer of kind '{kind}' with proj_size"
-        elif not all(_zero_fill(s) for s in _states(node)):
-            why = f"a layer of kind '{kind}' with a given initial state"
         if why:
             origin = node_origin(node)
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU, LSTM or RNN with zero initial states "
-                f"is); quantize it after training with torch2tosa.quantize")
+                f"arithmetic of {why} yet (a GRU, LSTM or RNN layer is); quantize it after training with torch2tosa.quantize")
 
 
 def _states(node: torch.fx.Node) -> list:
