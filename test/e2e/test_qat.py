@@ -65,9 +65,11 @@ def _inputs(kind, layers, batch_first, options, batch=2, steps=T):
 
 
 def _codes(value: torch.Tensor, q, bits: int) -> np.ndarray:
+    """The codes the QAT model's fake quantizer gives `value` (float32: its ties round as
+    numpy's float64 may not)."""
     top = 2 ** (bits - 1)
-    return np.clip(np.round(value.numpy() / q.scale) + q.zero_point, -top, top - 1).astype(
-        np.int64)
+    v = torch.fake_quantize_per_tensor_affine(value, q.scale, q.zero_point, -top, top - 1)
+    return (np.round(v.numpy().astype(np.float64) / q.scale) + q.zero_point).astype(np.int64)
 
 
 def _integer_cell(kind, scheme, layers, bias, batch_first, options):
@@ -122,13 +124,16 @@ def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, b
 @pytest.mark.parametrize("kind, scheme, layers, batch_first, options", [
     ("lstm", "a8w8", 2, True, ""), ("rnn_relu", "a8w8", 2, False, ""),
     ("gru", "a16w8", 1, True, "bidirectional"), ("lstm", "a16w8", 1, False, "h0"),
-    ("gru", "a8w8", 2, True, "h0")])
+    ("gru", "a8w8", 2, True, "h0"), ("gru", "a8w8", 1, True, "cell h0")])
 def test_qat_compiled_is_the_simulation_tosa_INT(kind, scheme, layers, batch_first, options):
     """convert_qat -> compile(tosa-int) -> the reference model gives every result the QAT
     model's own forward gives (within one step, rounding ties of the float output aside)."""
     torch.manual_seed(0)
     inputs = _inputs(kind, layers, batch_first, options, batch=4, steps=8)
     model = Sequence(kind, layers, True, batch_first, "bidirectional" in options)
+    if "cell" in options:
+        inputs = (inputs[0][:, 0], *(s[0] for s in inputs[1:]))
+        model = OneCell(kind, True)
     qat = torch2tosa.prepare_qat(model, inputs, scheme)
     optimizer = torch.optim.Adam(qat.parameters(), 1e-2)
     for _ in range(3):
@@ -145,6 +150,48 @@ def test_qat_compiled_is_the_simulation_tosa_INT(kind, scheme, layers, batch_fir
         off = np.abs(g - want) / q["scale"]
         print(f"max {off.max():.3f} steps, {np.mean(off <= 1 + 1e-3):.4%} within one")
         assert np.mean(off <= 1 + 1e-3) >= 0.999, f"max {off.max():.3f} steps"
+
+
+CELLS = {"gru": nn.GRUCell, "lstm": nn.LSTMCell, "rnn_tanh": nn.RNNCell, "rnn_relu": nn.RNNCell}
+
+
+class OneCell(nn.Module):
+    def __init__(self, kind, bias):
+        super().__init__()
+        extra = {"nonlinearity": "relu"} if kind == "rnn_relu" else {}
+        self.cell = CELLS[kind](F, H, bias=bias, **extra)
+
+    def forward(self, x, *initial):
+        hx = None if not initial else initial if len(initial) > 1 else initial[0]
+        out = self.cell(x, hx)
+        return out if isinstance(out, tuple) else (out,)
+
+
+@pytest.mark.parametrize("kind, scheme, bias, given", [
+    ("gru", "a8w8", True, True), ("gru", "a16w8", False, False),
+    ("lstm", "a16w8", True, True), ("lstm", "a8w8", True, False),
+    ("rnn_tanh", "a16w8", True, False), ("rnn_relu", "a8w8", False, True)])
+def test_qat_recurrent_cell_is_the_integer_cell(kind, scheme, bias, given):
+    """nn.GRUCell / LSTMCell / RNNCell: the QAT model's step is the reference's with T = 1
+    (states given or zero), on the converted model's parameters."""
+    torch.manual_seed(0)
+    inputs = _inputs(kind, 1, True, "h0" if given else "", batch=3, steps=1)
+    inputs = (inputs[0][:, 0], *(s[0] for s in inputs[1:]))
+    qat = torch2tosa.prepare_qat(OneCell(kind, bias), inputs, scheme)
+    optimizer = torch.optim.SGD(qat.parameters(), 0.1)
+    sum(r.square().mean() for r in qat(*inputs)).backward()
+    optimizer.step()
+    _frozen(qat)
+    with torch.no_grad():
+        simulated = [r.numpy() for r in qat(*inputs)]
+    op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind, cell=True)
+    quants = [op.x, *(op.initial[name] for name in ("h0", "c0")[:len(inputs) - 1])]
+    codes = [_codes(v, q, op.bits)[None] for v, q in zip(inputs, quants)]
+    want = REFERENCES[kind].reference(op, *codes)
+    formats = [recurrent_reference.state(op), op.results.get("c")]
+    assert len(simulated) == len(want)
+    for got, codes, q in zip(simulated, want, formats):
+        np.testing.assert_array_equal(np.round(got / q.scale) + q.zero_point, codes)
 
 
 # --- keyword spotting: QAT against PTQ and float ----------------------------------------
@@ -235,18 +282,12 @@ class Recurrent(nn.Module):
         return self.layer(x)[0]
 
 
-class Cell(Recurrent):
-    def forward(self, x):
-        return self.layer(x[:, 0])
-
-
-SIMULATED = "(a GRU, LSTM or RNN layer is)"
+SIMULATED = "(a GRU, LSTM or RNN layer or cell is)"
 
 
 @pytest.mark.parametrize("model, layer, why", [
     (Recurrent, lambda: nn.LSTM(F, H, proj_size=4), "a layer of kind 'lstm' with proj_size"),
-    (Cell, lambda: nn.GRUCell(F, H), "a cell of kind 'gru'"),
-], ids=["proj_size", "cell"])
+], ids=["proj_size"])
 def test_qat_refuses_unsimulated_recurrences(model, layer, why):
     with pytest.raises(Torch2TosaError) as e:
         torch2tosa.prepare_qat(model(layer()), (torch.randn(1, 4, F),))

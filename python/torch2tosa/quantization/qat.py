@@ -22,7 +22,7 @@ gradient is a straight-through float surrogate: the trained model is optimised f
 NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's h) is a `StateFakeQuantize` that the
 recurrence shows its states, as post-training calibration does. convert_qat puts the aten op
 back before torchao's convert_pt2e, which gives the GraphModule of quantize/dequantize ops
-that compile() lowers. Recurrent cells and an
+that compile() lowers. An
 LSTM's proj_size are refused (those integer cells are not simulated yet).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
@@ -46,7 +46,7 @@ from ..frontend.unsupported import node_origin
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
-from .qat_cells import FakeQuantGru, FakeQuantLstm, FakeQuantRnn, Quantizers, StateFakeQuantize
+from .qat_cells import SIMULATED, Quantizers, StateFakeQuantize, fake_quant_recurrence
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme
@@ -54,9 +54,6 @@ from .schemes import Scheme
 aten = torch.ops.aten
 _QAT_PREFIX = "torch2tosa_qat_"
 _ORIGINAL_TARGET = "torch2tosa_qat_original_target"
-# The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
-SIMULATED = {aten.gru.input: FakeQuantGru, aten.lstm.input: FakeQuantLstm,
-             aten.rnn_tanh.input: FakeQuantRnn, aten.rnn_relu.input: FakeQuantRnn}
 # The scheme's calibrated state formats: observed by the recurrence that owns them.
 _STATE_FORMATS = ("state_observed", "wide_state", "relu_state", "cell_state")
 
@@ -182,11 +179,11 @@ def _qat_scheme(scheme: Scheme) -> _QatScheme:
 def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
     """One error for the first recurrent op whose integer cell QAT does not simulate."""
     for node in graph_module.graph.nodes:
-        kind = RECURRENT_OPS.get(node.target) or RECURRENT_CELL_OPS.get(node.target)
+        kind = _kind(node)
         if kind is None:
             continue
         why = None
-        if node.target not in SIMULATED:
+        if node.target not in SIMULATED:  # a kind qat_cells does not know
             why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
                    f"'{kind}'")
         elif _projected(node):
@@ -195,7 +192,8 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
             origin = node_origin(node)
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU, LSTM or RNN layer is); quantize it after training with torch2tosa.quantize")
+                f"arithmetic of {why} yet (a GRU, LSTM or RNN layer or cell is); quantize it "
+                f"after training with torch2tosa.quantize")
 
 
 def _states(node: torch.fx.Node) -> list:
@@ -225,10 +223,8 @@ def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) ->
     for i, node in enumerate([n for n in prepared.graph.nodes
                               if n.op == "call_function" and n.target in SIMULATED]):
         name = f"{_QAT_PREFIX}{i}"
-        cls, extra = SIMULATED[node.target], {}
-        if node.target == aten.rnn_relu.input:
-            extra["relu"] = True
-        prepared.add_submodule(name, cls(bits, _quantizers(prepared, node), **extra))
+        prepared.add_submodule(name, fake_quant_recurrence(node.target, bits,
+                                                           _quantizers(prepared, node)))
         node.meta[_ORIGINAL_TARGET] = node.target
         node.op, node.target = "call_module", name
     prepared.graph.lint()
@@ -236,27 +232,35 @@ def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) ->
 
 
 def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantizers:
-    """The fake quantizers of a prepared recurrent node: its input's, weights', given initial
-    states', the calibrated format of h (on the h results) and of an LSTM's c (on c0)."""
-    x, _, params = node.args[:3]
-    per = _per_group(node)
-    weights = [(_fake_quantizer(prepared, params[g]), _fake_quantizer(prepared, params[g + 1]))
-               for g in range(0, len(params), per)]
+    """The fake quantizers of a prepared recurrent node (a layer or a cell): its input's,
+    weights', given initial states', the calibrated format of h (on the h results: an
+    RNN-relu's, a GRU's with h0) and an LSTM's c format (on c0)."""
+    kind = _kind(node)
+    if node.target in RECURRENT_CELL_OPS:
+        pairs = [node.args[2:4]]
+    else:
+        params, per = node.args[2], _per_group(node)
+        pairs = [params[g:g + 2] for g in range(0, len(params), per)]
+    weights = [(_fake_quantizer(prepared, a), _fake_quantizer(prepared, b)) for a, b in pairs]
     states = _states(node)
     initial = [None if _zero_fill(s.args[0] if _is_module(s) else s)
                else _fake_quantizer(prepared, s) for s in states]
-    h_formats = [prepared.get_submodule(u.target) for item in node.users
-                 if item.target is operator.getitem and item.args[1] in (0, 1)
-                 for u in item.users if _is_module(u)]
-    state = next((m for m in h_formats if isinstance(m, StateFakeQuantize)), None)
-    cell = _fake_quantizer(prepared, states[1]) if node.target == aten.lstm.input else None
-    calibrated = node.target == aten.rnn_relu.input or (node.target == aten.gru.input
-                                                         and initial[0] is not None)
-    if calibrated and state is None:
-        raise Torch2TosaError(f"{node_origin(node)}: prepare_qat: no result holds the "
-                              f"{RECURRENT_OPS[node.target]}'s state quantized, so its "
-                              f"format is unknown")
-    return Quantizers(_fake_quantizer(prepared, x), weights, initial, state, cell)
+    state = cell = None
+    if kind == "lstm":
+        cell = _fake_quantizer(prepared, states[1])
+    elif kind == "rnn_relu" or (kind == "gru" and initial[0] is not None):
+        h_results = [item for item in node.users if item.target is operator.getitem] or [node]
+        state = next((prepared.get_submodule(u.target) for r in h_results for u in r.users
+                      if _is_module(u)), None)
+        if not isinstance(state, StateFakeQuantize):
+            origin = node_origin(node)
+            raise Torch2TosaError(f"{origin + ': ' if origin else ''}prepare_qat: no result "
+                                  f"holds the {kind} state quantized, so its format is unknown")
+    return Quantizers(_fake_quantizer(prepared, node.args[0]), weights, initial, state, cell)
+
+
+def _kind(node: torch.fx.Node) -> str | None:
+    return RECURRENT_OPS.get(node.target) or RECURRENT_CELL_OPS.get(node.target)
 
 
 def _is_module(node) -> bool:

@@ -572,3 +572,36 @@ class FakeQuantRnn(_FakeQuantRecurrence):
         if zp > fmt.qmin:
             y = np.clip(y, zp, fmt.qmax)
         return _quantized(fmt, torch.relu(pre[0]), y, fmt.state_scale, zp), y
+
+
+class FakeQuantCell(nn.Module):
+    """aten.<kind>_cell (x [B, F], hx, w_ih, w_hh, b_ih?, b_hh?): one step of one layer, as
+    the lowering reads it (a time-major layer op with T = 1): `recurrence` on it."""
+
+    def __init__(self, recurrence: _FakeQuantRecurrence):
+        super().__init__()
+        self.recurrence = recurrence
+
+    def forward(self, x, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        params = [w_ih, w_hh] + ([] if b_ih is None else [b_ih, b_hh])
+        states = [s[None] for s in hx] if isinstance(hx, (list, tuple)) else hx[None]
+        finals = self.recurrence(x[None], states, params, b_ih is not None, 1, 0.0, False,
+                                 False, False)[1:]
+        return finals[0][0] if len(finals) == 1 else tuple(f[0] for f in finals)
+
+
+_LAYERS = {aten.gru.input: FakeQuantGru, aten.lstm.input: FakeQuantLstm,
+           aten.rnn_tanh.input: FakeQuantRnn,
+           aten.rnn_relu.input: functools.partial(FakeQuantRnn, relu=True)}
+_CELLS = {aten.gru_cell.default: aten.gru.input, aten.lstm_cell.default: aten.lstm.input,
+          aten.rnn_tanh_cell.default: aten.rnn_tanh.input,
+          aten.rnn_relu_cell.default: aten.rnn_relu.input}
+# The recurrent ops whose integer cells QAT simulates.
+SIMULATED = frozenset(_LAYERS) | frozenset(_CELLS)
+
+
+def fake_quant_recurrence(op, bits: int, quantizers: Quantizers) -> nn.Module:
+    """The module that simulates the integer cells of recurrent op `op` (one of SIMULATED)."""
+    if op in _CELLS:
+        return FakeQuantCell(_LAYERS[_CELLS[op]](bits, quantizers))
+    return _LAYERS[op](bits, quantizers)
