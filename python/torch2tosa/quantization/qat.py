@@ -177,23 +177,17 @@ def _qat_scheme(scheme: Scheme) -> _QatScheme:
 
 
 def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
-    """One error for the first recurrent op whose integer cell QAT does not simulate."""
+    """One error for the first recurrent op whose integer cell QAT does not simulate (every
+    kind the quantizer annotates is simulated today: a guard for the next one)."""
     for node in graph_module.graph.nodes:
         kind = _kind(node)
-        if kind is None:
-            continue
-        why = None
-        if node.target not in SIMULATED:  # a kind qat_cells does not know
-            why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
-                   f"'{kind}'")
-        elif _projected(node):
-            why = f"a layer of kind '{kind}' with proj_size"
-        if why:
+        if kind is not None and node.target not in SIMULATED:
             origin = node_origin(node)
+            what = "cell" if node.target in RECURRENT_CELL_OPS else "layer"
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU, LSTM or RNN layer or cell is); quantize it "
-                f"after training with torch2tosa.quantize")
+                f"arithmetic of a {what} of kind '{kind}'; quantize it after training with "
+                f"torch2tosa.quantize")
 
 
 def _states(node: torch.fx.Node) -> list:
@@ -240,15 +234,17 @@ def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantize
         pairs = [node.args[2:4]]
     else:
         params, per = node.args[2], _per_group(node)
-        pairs = [params[g:g + 2] for g in range(0, len(params), per)]
-    weights = [(_fake_quantizer(prepared, a), _fake_quantizer(prepared, b)) for a, b in pairs]
+        pairs = [params[g:g + 2] + ([params[g + per - 1]] if _projected(node) else [])
+                 for g in range(0, len(params), per)]
+    weights = [tuple(_fake_quantizer(prepared, w) for w in ws) for ws in pairs]
     states = _states(node)
     initial = [None if _zero_fill(s.args[0] if _is_module(s) else s)
                else _fake_quantizer(prepared, s) for s in states]
     state = cell = None
     if kind == "lstm":
         cell = _fake_quantizer(prepared, states[1])
-    elif kind == "rnn_relu" or (kind == "gru" and initial[0] is not None):
+    if (kind == "rnn_relu" or (kind == "gru" and initial[0] is not None)
+            or (kind == "lstm" and _projected(node))):
         h_results = [item for item in node.users if item.target is operator.getitem] or [node]
         state = next((prepared.get_submodule(u.target) for r in h_results for u in r.users
                       if _is_module(u)), None)

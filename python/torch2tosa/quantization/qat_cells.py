@@ -104,7 +104,7 @@ class Quantizers:
     recurrence: it reads their current scales)."""
 
     x: nn.Module
-    weights: list[tuple[nn.Module, nn.Module]]  # (W_ih, W_hh) per (layer, direction)
+    weights: list[tuple]  # (W_ih, W_hh[, an LSTM's W_hr]) per (layer, direction)
     initial: list[nn.Module | None]  # a given h0's (an LSTM's c0's); None: a zero fill
     state: StateFakeQuantize | None = None  # h's calibrated format (RNN-relu, GRU with h0)
     cell: StateFakeQuantize | None = None  # an LSTM's c format (on the c0 edge)
@@ -198,6 +198,7 @@ class _Layer:
     biases: list[torch.Tensor] | None  # b_ih, b_hh
     init: list[tuple | None]  # per state: (value, codes, (scale, zero point)) or None (zero)
     conv: bool  # the state product's bias in its accumulator (else after its RESCALE)
+    hr: _Weights | None = None  # an LSTM's projection (proj_size)
 
     def first(self) -> tuple[float, int] | None:
         """h0's (scale, zero point) when step 0 reads h0 in a format of its own (else None:
@@ -210,22 +211,23 @@ class _Layer:
         return None if same and zp == fmt.state_zero_point else h0[2]
 
 
-def _product(fmt: Formats, v, codes, q, wt: _Weights, bias=None, out_scale=None, conv=True):
+def _product(fmt: Formats, v, codes, q, wt: _Weights, bias=None, out_scale=None, conv=True,
+             out: str = "i32"):
     """RESCALE((codes - zp) W^T + bias) per output channel to `out_scale` (S, or one per
     channel), the bias in the accumulator (`conv`, at in_scale * c) or added at out_scale
-    after the RESCALE (a MATMUL's): (value, int32 codes)."""
+    after the RESCALE (a MATMUL's): (value, codes: int32, or A with `out`, saturated)."""
     in_scale, in_zp = q
     s = fmt.acc_scale if out_scale is None else out_scale
     acc = np.einsum("...k,wk->...w", codes - in_zp, wt.codes)
     f = v @ wt.w.T
     if bias is not None and conv:
         acc = acc + np.round(bias.detach().numpy() / (in_scale * wt.scale)).astype(np.int64)
-    out = _rescale(acc, in_scale * wt.scale / s, "i32", scale32=not fmt.wide_accumulator)
+    y = _rescale(acc, in_scale * wt.scale / s, out, scale32=not fmt.wide_accumulator)
     if bias is not None:
         f = f + bias
         if not conv:
-            out = out + np.round(bias.detach().numpy() / s).astype(np.int64)
-    return _ste(f, out, s), out
+            y = y + np.round(bias.detach().numpy() / s).astype(np.int64)
+    return (_ste(f, y, s) if out == "i32" else _quantized(fmt, f, y, s)), y
 
 
 def _quantized(fmt: Formats, f, codes, scale, zero_point=0):
@@ -293,14 +295,15 @@ class _FakeQuantRecurrence(nn.Module):
         for layer in range(num_layers):
             rows = range(layer * d, (layer + 1) * d)
             groups = [params[g * per:(g + 1) * per] for g in rows]
-            ih = _directions([g[0] for g in groups], [q.weights[g][0] for g in rows])
-            hh = _directions([g[1] for g in groups], [q.weights[g][1] for g in rows])
+            ih, hh, *hr = (_directions([group[i] for group in groups],
+                                       [q.weights[g][j] for g in rows])
+                           for j, i in enumerate((0, 1, per - 1)[:len(q.weights[0])]))
             outs = []
             for k, (g, group) in enumerate(zip(rows, groups)):
-                biases = [b.to(torch.float64) for b in group[2:4]] or None
+                biases = [b.to(torch.float64) for b in group[2:4]] if has_biases else None
                 run = _Layer(fmt, in_q, ih[k], hh[k], biases,
                              [None if s is None else (s[0][g], s[1][g], s[2]) for s in init],
-                             conv)
+                             conv, hr[0][k] if hr else None)
                 xs, xc = (seq, codes) if k == 0 else (seq.flip(1), codes[:, ::-1])
                 out, out_codes, last = self._layer(xs, xc, run)
                 if k:
@@ -450,7 +453,9 @@ class FakeQuantLstm(_FakeQuantRecurrence):
     op = aten.lstm.input
 
     def _formats(self) -> LstmFormats:
-        return LstmFormats(self.bits, cell_boundary=float(self.quantizers.cell.scale))
+        state = self.quantizers.state  # calibrated with proj_size
+        k = 0 if state is None else state_exponent(self.bits, float(state.scale), "LSTM")
+        return LstmFormats(self.bits, k, cell_boundary=float(self.quantizers.cell.scale))
 
     def _initial(self, fmt: LstmFormats, i: int, value: torch.Tensor):
         """h0 as the base's; c0 RESCALEd once from its format into c's int32 at Sc."""
@@ -488,14 +493,15 @@ class FakeQuantLstm(_FakeQuantRecurrence):
                 q = first if t == 0 and first else (fmt.state_scale, 0)
                 gh_f, gh = _product(fmt, h[0], h[1], q, hh, None, acc)
                 pre_f, pre = pre_f + gh_f, pre + gh
-            return self._cell(fmt, pre_f, pre, c, H)
+            return self._cell(fmt, pre_f, pre, c, H, run.hr)
 
         return _steps(gi_f, gi, step, run.init)
 
     @staticmethod
-    def _cell(fmt: LstmFormats, pre_f, pre, c, H):
+    def _cell(fmt: LstmFormats, pre_f, pre, c, H, hr: _Weights | None):
         """The gates from the pre-activations [i, f, o, g] (int32 at S; int8: g's at S / 2),
-        then c' and h'."""
+        then c' and h' (`hr`: proj_size's h' = RESCALE(m W_hr^T) of m = o tanh(c') at
+        2^-b)."""
         s, gate, a = fmt.acc_scale, fmt.gate_scale, fmt.int_type
         raw = 2.0 ** -fmt.raw_frac  # a gate's scale as the MULs read it
         sig_in, tanh_in = fmt.sigmoid_in_scale, fmt.tanh_in_scale
@@ -529,8 +535,12 @@ class FakeQuantLstm(_FakeQuantRecurrence):
         xc_f = _quantized(fmt, c_f, xc, tanh_c)
         tc = _table(xc, "tanh", fmt, tanh_c, gate)
         tc_f = _ste(torch.tanh(xc_f), tc, raw)
-        h = _rescale(_mul(o, tc, fmt.oc_shift), fmt.oc_scale / fmt.state_scale, a)
-        return (_quantized(fmt, o_f * tc_f, h, fmt.state_scale), h), (c_f, c_next)
+        m_scale = fmt.state_scale if hr is None else gate
+        m = _rescale(_mul(o, tc, fmt.oc_shift), fmt.oc_scale / m_scale, a)
+        h = (_quantized(fmt, o_f * tc_f, m, m_scale), m)
+        if hr is not None:
+            h = _product(fmt, h[0], h[1], (gate, 0), hr, out_scale=fmt.state_scale, out=a)
+        return h, (c_f, c_next)
 
 
 class FakeQuantRnn(_FakeQuantRecurrence):
