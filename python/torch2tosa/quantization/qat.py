@@ -15,15 +15,18 @@ state, softmax's pieces) become FixedQParamsFakeQuantize; derived ones (int32 bi
 are computed at convert time, as in post-training quantization.
 
 A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
-gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
-(`aten.lstm.input`, `aten.rnn_tanh.input`, `aten.rnn_relu.input`) is replaced by
-`FakeQuantGru` (`FakeQuantLstm`, `FakeQuantRnn`), whose forward is the integer cell's arithmetic bit for bit and whose
-gradient is a straight-through float surrogate: the trained model is optimised for what the
-NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's h) is a `StateFakeQuantize` that the
-recurrence shows its states, as post-training calibration does. convert_qat puts the aten op
-back before torchao's convert_pt2e, which gives the GraphModule of quantize/dequantize ops
-that compile() lowers. An
-LSTM's proj_size are refused (those integer cells are not simulated yet).
+gates, its pre-activations and its state every step (qat_cells.py). Each recurrent op the
+quantizer annotates (`aten.gru.input`, `aten.lstm.input`, `aten.rnn_tanh.input`,
+`aten.rnn_relu.input` and their cells `aten.<kind>_cell`: any layers, directions, biases,
+h0 / c0 given or zero, an LSTM's proj_size) is replaced by `FakeQuantGru` (`FakeQuantLstm`,
+`FakeQuantRnn`, a cell's `FakeQuantCell`), whose forward is the integer cell's arithmetic
+bit for bit and whose gradient is a straight-through float surrogate: the trained model is
+optimised for what the NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's
+h, a GRU's h with h0, an LSTM's projected h) is a `StateFakeQuantize` that the recurrence
+shows every layer's float states, as post-training calibration does. convert_qat puts the
+aten op back before torchao's convert_pt2e, which gives the GraphModule of
+quantize/dequantize ops that compile() lowers. `_refuse_unsimulated` guards against a kind
+the quantizer annotates and qat_cells does not know (none today).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
 model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
@@ -91,12 +94,11 @@ def convert_qat(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
         raise Torch2TosaError(f"convert_qat takes the model prepare_qat returned (after "
                               f"training), not a {type(trained).__name__}")
     with torchao_quiet():
-        from torchao.quantization.pt2e import move_exported_model_to_eval
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
 
         model = copy_graph_module(trained)
         _restore_recurrences(model)
-        move_exported_model_to_eval(model)
+        _to_eval(model)
         with _no_qat_folding():  # prepare_qat folded the batch norms it could already
             converted = convert_pt2e(model)
     converted.meta[FLOAT_MODEL_META] = float_model(trained)
@@ -111,8 +113,6 @@ def float_model(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
     from torchao.quantization.pt2e import FakeQuantizeBase, ObserverBase
 
     with torchao_quiet():
-        from torchao.quantization.pt2e import move_exported_model_to_eval
-
         model = copy_graph_module(trained)
         _restore_recurrences(model)
         for node in list(model.graph.nodes):
@@ -123,8 +123,19 @@ def float_model(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
         model.graph.eliminate_dead_code()
         model.delete_all_unused_submodules()
         model.recompile()
-        move_exported_model_to_eval(model)
+        _to_eval(model)
     return model
+
+
+def _to_eval(model: torch.fx.GraphModule) -> None:
+    """torchao's move_exported_model_to_eval where it has something to move (a dropout or a
+    batch norm: prepare_qat exports in eval mode, so mostly none): its pattern matching
+    costs about a second a call."""
+    from torchao.quantization.pt2e import move_exported_model_to_eval
+
+    if any(n.op == "call_function" and any(k in str(n.target) for k in ("dropout", "batch_norm"))
+           for n in model.graph.nodes):
+        move_exported_model_to_eval(model)
 
 
 # --- the QAT scheme --------------------------------------------------------------------------
