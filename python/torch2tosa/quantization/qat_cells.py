@@ -1,6 +1,7 @@
 """Recurrent layers for quantization-aware training whose forward is the integer cell
 torch2tosa emits: `FakeQuantGru` (aten.gru.input), `FakeQuantLstm` (aten.lstm.input) and
-`FakeQuantRnn` (aten.rnn_tanh.input, aten.rnn_relu.input).
+`FakeQuantRnn` (aten.rnn_tanh.input, aten.rnn_relu.input); `FakeQuantCell` runs one of them
+for a cell (aten.<kind>_cell: one layer, T = 1, as the lowering reads it).
 
 Each replaces its op in a `prepare_qat_pt2e` model (qat.py). Its forward value is, bit for bit,
 what the TOSA INT lowering computes (lowering/integer/gru_formats.py, lstm_formats.py and
@@ -32,6 +33,7 @@ its pre-activation at S / 2; int16: the TABLEs' int32 results at 2^-22, read as 
     i,f,o,g = TABLEs(RESCALE(GI_t + RESCALE(h W_hh^T)))
     c'    = MUL(f, c) + MUL(i, g)        int32 at Sc, never rounded to A
     h'    = RESCALE(MUL(o, TABLE_tanh(RESCALE(c'))))     A at 2^-b
+            (proj_size: m = that at 2^-b, h' = RESCALE(m W_hr^T) to a calibrated 2^(k-b))
 
 (the tanh(c) TABLE's input over c's calibrated boundary format, at most g's tanh range;
 c_n = RESCALE(c) to that format), an RNN: GI as above (B = b_ih + b_hh), pre = GI_t +
@@ -44,13 +46,20 @@ one weight scale per output channel (the larger; the other's codes requantized).
 (c0): its own fake quantizer's codes, step 0's product at h0's scale (a GRU's step 0 with
 its own RESCALEs, gru_formats.InitialStep); c0 RESCALEd once into c's int32 at Sc.
 
-A calibrated state format (an RNN-relu's h, a GRU's h with h0, an LSTM's c) is the
-`StateFakeQuantize` the converted model takes it from (the h results' or the c0 edge's):
-while its observer is on, the recurrence first shows it every layer's float states (c0 and
-every c_t; every layer's outputs), as post-training calibration does
-(recurrent_calibration), then runs with the format that gives. So what training optimises
-is what the NPU computes. qat.py refuses what is not covered (the recurrent cells, an LSTM
-with proj_size).
+A calibrated state format (an RNN-relu's h, a GRU's h with h0, an LSTM's h with proj_size,
+an LSTM's c) is the `StateFakeQuantize` the converted model takes it from (the h results'
+or the c0 edge's): while its observer is on, the recurrence first shows it every layer's
+float states (c0 and every c_t; every layer's outputs), as post-training calibration does
+(recurrent_calibration.show_layer_states), then runs with the format that gives; a given c0
+was fake-quantized (on its edge, before the recurrence) at the format before that update,
+so while observing, c0's codes may be off by the change. So what training optimises is what
+the NPU computes: every kind, layer or cell, the quantizer annotates (SIMULATED).
+
+Not simulated: the target. The state products are simulated in the CONV2D form (a GRU's
+b_hn in the accumulator; after the RESCALE for two directions at batch > 1, which every
+target runs as a MATMUL); a target whose `state_product` is "weights_matmul" (Ethos-U85,
+an int8 state at batch 1 from `weights_matmul_min_width` channels) adds a GRU's b_hn after
+the RESCALE, a rounding apart (recurrent_formats.product_form).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ shared by c_n, meant for every c_t of every layer, none of which is a result.
 that, at such an op, also runs its float layers one by one (the op with num_layers = 1 on
 the same parameters; an LSTM with a c observer one direction and one step at a time) and
 shows those observers what the op keeps inside. A model without such an op is run as it is.
+`show_layer_states` is that per-op part; quantization-aware training (qat_cells) calls it
+too, with the last layer's outputs, before each observing forward.
 """
 
 from __future__ import annotations
