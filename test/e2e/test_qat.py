@@ -1,8 +1,11 @@
-"""Quantization-aware training (prepare_qat / convert_qat): the GRU (RNN-tanh) of a QAT model
-computes exactly what the integer cell computes (gru_reference, rnn_reference, bit for bit); a keyword-spotting-style
-GRU classifier trained on a synthetic task: the compiled INT model matches the QAT model's
-own integer simulation, and its held-out accuracy is within a point of float and at least
-post-training quantization's; the errors."""
+"""Quantization-aware training (prepare_qat / convert_qat): every recurrent op of a QAT model
+(GRU, LSTM, RNN-tanh, RNN-relu; layers and cells, two directions, given states, proj_size)
+computes exactly what the integer cell computes (gru_reference, lstm_reference,
+rnn_reference, bit for bit), and the converted model compiled for tosa-int what the QAT
+model computes; a keyword-spotting-style GRU classifier trained on a synthetic task: the
+compiled INT model matches the QAT model's own integer simulation, and its held-out
+accuracy is within a point of float and at least post-training quantization's; the
+errors."""
 
 from __future__ import annotations
 

@@ -49,7 +49,8 @@ from ..frontend.unsupported import node_origin
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
-from .qat_cells import SIMULATED, Quantizers, StateFakeQuantize, fake_quant_recurrence
+from .qat_cells import SIMULATED, fake_quant_recurrence
+from .qat_recurrence import Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme

@@ -65,304 +65,22 @@ the RESCALE, a rounding apart (recurrent_formats.product_form).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
-from torchao.quantization.pt2e import FakeQuantize
 
-from ..lowering.integer import quant_math as qm
 from ..lowering.integer.gru_formats import formats as gru_formats
 from ..lowering.integer.lstm_formats import LstmFormats
-from ..lowering.integer.recurrent_formats import (Formats, shared_weights, state_exponent, table,
-                                                  uses_conv)
-from .recurrent_calibration import show_layer_states
+from ..lowering.integer.recurrent_formats import Formats, state_exponent
+from .qat_recurrence import (FakeQuantRecurrence, Layer, Quantizers, Weights, mul, product,
+                             quantized, reorder_rows, rescale, run_steps, ste, table_lookup,
+                             tanh_state)
 
 aten = torch.ops.aten
 
 
-class StateFakeQuantize(FakeQuantize):
-    """The fake quantizer of a recurrent state's calibrated format: it rounds as a FakeQuantize,
-    but its observer sees what the recurrence that owns it shows it (`observe`: every layer's
-    float states), not the tensor it quantizes (the recurrence's results, already saturated
-    to the format, which could then never widen)."""
-
-    def forward(self, X):
-        if self.fake_quant_enabled[0] == 1:
-            return torch.fake_quantize_per_tensor_affine(
-                X, self.scale, self.zero_point, self.activation_post_process.quant_min,
-                self.activation_post_process.quant_max)
-        return X
-
-    @property
-    def observing(self) -> bool:
-        return bool(self.observer_enabled[0] == 1)
-
-    def update(self) -> None:
-        """Its scale and zero point from what its observer has seen."""
-        scale, zero_point = self.calculate_qparams()
-        self.scale.resize_(scale.shape).copy_(scale)
-        self.zero_point.resize_(zero_point.shape).copy_(zero_point)
-
-
-@dataclass
-class Quantizers:
-    """The fake quantizers of one recurrent op, modules of the QAT model (not of the
-    recurrence: it reads their current scales)."""
-
-    x: nn.Module
-    weights: list[tuple]  # (W_ih, W_hh[, an LSTM's W_hr]) per (layer, direction)
-    initial: list[nn.Module | None]  # a given h0's (an LSTM's c0's); None: a zero fill
-    state: StateFakeQuantize | None = None  # h's calibrated format (RNN-relu, GRU with h0)
-    cell: StateFakeQuantize | None = None  # an LSTM's c format (on the c0 edge)
-
-
-def _codes(value: torch.Tensor, scale, zero_point=0) -> np.ndarray:
-    """The integer codes of a fake-quantized tensor (scale per channel on axis 0 or one)."""
-    v = value.detach().to(torch.float64).numpy()
-    s = np.asarray(scale, dtype=np.float64)
-    if s.size > 1:
-        s = s.reshape(-1, *([1] * (v.ndim - 1)))
-    return np.round(v / s).astype(np.int64) + np.asarray(zero_point, dtype=np.int64)
-
-
-def _ste(f: torch.Tensor, codes: np.ndarray, scale, lo=None, hi=None) -> torch.Tensor:
-    """A quantization point: the value of the integer `codes` at `scale` (one, or one per
-    channel on the last axis), the gradient of the float surrogate `f` (none where it lies
-    outside [lo, hi] codes: saturated)."""
-    scale = np.asarray(scale, dtype=np.float64)
-    exact = torch.from_numpy(np.asarray(codes, dtype=np.float64) * scale)
-    if lo is not None:
-        s = torch.from_numpy(scale)
-        f = torch.maximum(torch.minimum(f, hi * s), lo * s)
-    return f + (exact - f).detach()
-
-
-_RESCALES: dict[tuple, qm.Rescale] = {}
-
-
-def _rescale(v: np.ndarray, ratio, out: str, scale32: bool = True, input_zp: int = 0,
-             output_zp: int = 0) -> np.ndarray:
-    """TOSA RESCALE (single rounding) by `ratio` (one, or one per channel)."""
-    ratio = np.atleast_1d(np.asarray(ratio, dtype=np.float64))
-    key = (ratio.tobytes(), scale32)
-    if key not in _RESCALES:
-        if len(_RESCALES) > 4096:
-            _RESCALES.clear()
-        _RESCALES[key] = qm.rescale_params(ratio, "QAT recurrence", scale32)
-    return qm.rescale_reference(v, _RESCALES[key], input_zp, output_zp, out, double_round=False)
-
-
-@functools.lru_cache(maxsize=256)
-def _entries(fn: str, bits: int, in_scale: float, out_scale: float) -> np.ndarray:
-    return table(fn, Formats(bits), in_scale, out_scale)
-
-
-def _table(codes: np.ndarray, fn: str, fmt: Formats, in_scale: float, out_scale: float):
-    """TABLE of `fn` from A at `in_scale` to `out_scale` (int16: the int32 result, 7
-    fractional bits more)."""
-    return qm.table_reference(codes, _entries(fn, fmt.bits, float(in_scale), float(out_scale)))
-
-
-def _mul(a: np.ndarray, b: np.ndarray, shift: int = 0) -> np.ndarray:
-    return qm.mul_reference(a, b, shift)
-
-
-def _rows(m, index: np.ndarray):
-    return m[torch.from_numpy(index)] if isinstance(m, torch.Tensor) else m[index]
-
-
-@dataclass(frozen=True)
-class _Weights:
-    """One direction's weights W [W, K]: the fake-quantized values (the surrogate's), the int8
-    codes the lowering holds (at the directions' shared scales) and those scales [W]."""
-
-    w: torch.Tensor
-    codes: np.ndarray
-    scale: np.ndarray
-
-    def laid_out(self, layout) -> _Weights:
-        """Rows re-laid out (reordered, some negated: their scales stay positive)."""
-        return _Weights(layout(self.w), layout(self.codes), np.abs(layout(self.scale)))
-
-
-def _directions(ws: list[torch.Tensor], fqs: list[nn.Module]) -> list[_Weights]:
-    """The directions of a layer: their int8 codes requantized to one scale per output channel
-    (recurrent_formats.shared_weights; as they are for one direction)."""
-    scales = [fq.scale.detach().to(torch.float64).numpy() for fq in fqs]
-    codes, common = shared_weights([_codes(w, s) for w, s in zip(ws, scales)], scales)
-    return [_Weights(w.to(torch.float64), c, common) for w, c in zip(ws, codes)]
-
-
-@dataclass(frozen=True)
-class _Layer:
-    """What one direction of one layer reads."""
-
-    fmt: Formats
-    in_q: tuple[float, int]  # the input's (scale, zero point)
-    ih: _Weights
-    hh: _Weights
-    biases: list[torch.Tensor] | None  # b_ih, b_hh
-    init: list[tuple | None]  # per state: (value, codes, (scale, zero point)) or None (zero)
-    conv: bool  # the state product's bias in its accumulator (else after its RESCALE)
-    hr: _Weights | None = None  # an LSTM's projection (proj_size)
-
-    def first(self) -> tuple[float, int] | None:
-        """h0's (scale, zero point) when step 0 reads h0 in a format of its own (else None:
-        the state's product)."""
-        h0, fmt = self.init[0], self.fmt
-        if h0 is None:
-            return None
-        scale, zp = h0[2]
-        same = np.isclose(scale, fmt.state_scale, rtol=1e-7, atol=0)
-        return None if same and zp == fmt.state_zero_point else h0[2]
-
-
-def _product(fmt: Formats, v, codes, q, wt: _Weights, bias=None, out_scale=None, conv=True,
-             out: str = "i32"):
-    """RESCALE((codes - zp) W^T + bias) per output channel to `out_scale` (S, or one per
-    channel), the bias in the accumulator (`conv`, at in_scale * c) or added at out_scale
-    after the RESCALE (a MATMUL's): (value, codes: int32, or A with `out`, saturated)."""
-    in_scale, in_zp = q
-    s = fmt.acc_scale if out_scale is None else out_scale
-    acc = np.einsum("...k,wk->...w", codes - in_zp, wt.codes)
-    f = v @ wt.w.T
-    if bias is not None and conv:
-        acc = acc + np.round(bias.detach().numpy() / (in_scale * wt.scale)).astype(np.int64)
-    y = _rescale(acc, in_scale * wt.scale / s, out, scale32=not fmt.wide_accumulator)
-    if bias is not None:
-        f = f + bias
-        if not conv:
-            y = y + np.round(bias.detach().numpy() / s).astype(np.int64)
-    return (_ste(f, y, s) if out == "i32" else _quantized(fmt, f, y, s)), y
-
-
-def _quantized(fmt: Formats, f, codes, scale, zero_point=0):
-    """A value rounded to A: (codes - zero point) at `scale`, saturated to A's range."""
-    return _ste(f, codes - zero_point, scale, fmt.qmin - zero_point, fmt.qmax - zero_point)
-
-
-def _steps(gi_f, gi, step, init):
-    """Every step of a layer: step(t, (GI_t value, codes), states) -> states, each (value,
-    codes) or None (zero), h first. Returns h of every step (values [B, T, H], codes) and the
-    last states."""
-    states, outs, codes = init, [], []
-    for t in range(gi.shape[1]):
-        states = step(t, (gi_f[:, t], gi[:, t]), states)
-        outs.append(states[0][0])
-        codes.append(states[0][1])
-    return torch.stack(outs, 1), np.stack(codes, 1), states
-
-
-def _tanh(fmt: Formats, pre, m: int = 0):
-    """(value, int32 codes at S) -> tanh's TABLE to the state's scale (int16: its int32 result
-    RESCALEd by 2^(-7-m), n at 2^m times that scale): (value, codes)."""
-    x = _rescale(pre[1], fmt.acc_scale / fmt.tanh_in_scale, fmt.int_type)
-    x_f = _quantized(fmt, pre[0], x, fmt.tanh_in_scale)
-    n = _table(x, "tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)
-    if fmt.bits == 16:
-        n = _rescale(n, 2.0 ** (-7 - m), fmt.int_type)
-    return _ste(torch.tanh(x_f), n, fmt.state_scale * 2.0 ** m), n
-
-
-class _FakeQuantRecurrence(nn.Module):
-    """The integer recurrence of one `aten.<kind>.input` node in a QAT model (`quantizers`:
-    its fake quantizers). A subclass states the formats (`_formats`) and runs one direction
-    of one layer (`_layer`)."""
-
-    op: Any  # the aten op it simulates
-
-    def __init__(self, bits: int, quantizers: Quantizers):
-        super().__init__()
-        self.bits = bits
-        # a plain attribute: the fake quantizers belong to the graph module
-        object.__setattr__(self, "quantizers", quantizers)
-
-    def _formats(self) -> Formats:
-        return Formats(self.bits)
-
-    def forward(self, x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                batch_first):
-        q = self.quantizers
-        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
-        self._observe((x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                       batch_first))
-        fmt = self._formats()
-        d = 2 if bidirectional else 1
-        dtype = x.dtype
-        seq = x.to(torch.float64)
-        if not batch_first:
-            seq = seq.transpose(0, 1)
-        in_q = (float(q.x.scale.reshape(-1)[0]), int(q.x.zero_point.reshape(-1)[0]))
-        codes = _codes(seq, *in_q)
-        init = [self._initial(fmt, i, s) for i, s in enumerate(states)]
-        per = len(params) // (num_layers * d)
-        conv = uses_conv(d, seq.shape[0])
-        finals = []
-        for layer in range(num_layers):
-            rows = range(layer * d, (layer + 1) * d)
-            groups = [params[g * per:(g + 1) * per] for g in rows]
-            ih, hh, *hr = (_directions([group[i] for group in groups],
-                                       [q.weights[g][j] for g in rows])
-                           for j, i in enumerate((0, 1, per - 1)[:len(q.weights[0])]))
-            outs = []
-            for k, (g, group) in enumerate(zip(rows, groups)):
-                biases = [b.to(torch.float64) for b in group[2:4]] if has_biases else None
-                run = _Layer(fmt, in_q, ih[k], hh[k], biases,
-                             [None if s is None else (s[0][g], s[1][g], s[2]) for s in init],
-                             conv, hr[0][k] if hr else None)
-                xs, xc = (seq, codes) if k == 0 else (seq.flip(1), codes[:, ::-1])
-                out, out_codes, last = self._layer(xs, xc, run)
-                if k:
-                    out, out_codes = out.flip(1), out_codes[:, ::-1]
-                outs.append((out, out_codes))
-                finals.append(self._finals(fmt, last))
-            seq = torch.cat([o[0] for o in outs], -1)
-            codes = np.concatenate([o[1] for o in outs], -1)
-            in_q = (fmt.state_scale, fmt.state_zero_point)
-        out = seq if batch_first else seq.transpose(0, 1)
-        return (out.to(dtype), *(torch.stack(f).to(dtype) for f in zip(*finals)))
-
-    def _observe(self, args) -> None:
-        """Shows the calibrated state formats' observers (those observing) every layer's
-        float states, then updates their formats."""
-        q = self.quantizers
-        fqs = [fq if fq is not None and fq.observing else None for fq in (q.state, q.cell)]
-        if not any(fqs):
-            return
-        h, c = fqs
-        with torch.no_grad():
-            if c is not None:
-                c.activation_post_process(args[1][1].detach())
-            show_layer_states(self.op, args, h and h.activation_post_process,
-                              c and c.activation_post_process, last_layer=True)
-        for fq in fqs:
-            if fq is not None:
-                fq.update()
-
-    def _initial(self, fmt: Formats, i: int, value: torch.Tensor):
-        """A given initial state (`i`: 0 h0, 1 an LSTM's c0) as (value, codes, (scale, zero
-        point)) [L*D, B, *], or None for a zero fill."""
-        fq = self.quantizers.initial[i]
-        if fq is None:
-            return None
-        q = (float(fq.scale.reshape(-1)[0]), int(fq.zero_point.reshape(-1)[0]))
-        v = value.to(torch.float64)
-        return v, _codes(v, *q), q
-
-    def _finals(self, fmt: Formats, last) -> list:
-        """The final states' values of a direction (h_n[, c_n])."""
-        return [last[0][0]]
-
-    def _layer(self, seq, codes, run: _Layer):
-        """seq [B, T, F] (values, in processing order), codes their int codes -> (h of every
-        step, their codes, the last states)."""
-        raise NotImplementedError
-
-
-class FakeQuantGru(_FakeQuantRecurrence):
+class FakeQuantGru(FakeQuantRecurrence):
     """aten.gru.input: gru_formats' cell."""
 
     op = aten.gru.input
@@ -381,7 +99,7 @@ class FakeQuantGru(_FakeQuantRecurrence):
         neg = -m[hidden:2 * hidden]
         return torch.cat([m, neg]) if isinstance(m, torch.Tensor) else np.concatenate([m, neg])
 
-    def _layer(self, seq, codes, run: _Layer):
+    def _layer(self, seq, codes, run: Layer):
         fmt, hidden = run.fmt, run.hh.w.shape[1]
         lay = lambda m: self._layout(fmt, m, hidden)  # noqa: E731
         folded = rec_bias = bias_n = None
@@ -392,15 +110,15 @@ class FakeQuantGru(_FakeQuantRecurrence):
             rec_bias = lay(torch.cat([zeros, zeros, b_hh[2 * hidden:]]))
             b_hn = b_hh[2 * hidden:]
             n_codes = np.round(b_hn.detach().numpy() / fmt.acc_scale).astype(np.int64)
-            bias_n = (_ste(b_hn, n_codes, fmt.acc_scale), n_codes)
-        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded)
+            bias_n = (ste(b_hn, n_codes, fmt.acc_scale), n_codes)
+        gi_f, gi = product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded)
         hh, first = run.hh.laid_out(lay), run.first()
 
         def step(t, gi_t, states):
             return (self._step(fmt, gi_t, states[0], hh, rec_bias, bias_n, hidden, run.conv,
                                first if t == 0 else None),)
 
-        return _steps(gi_f, gi, step, run.init[:1])
+        return run_steps(gi_f, gi, step, run.init[:1])
 
     @staticmethod
     def _first_bits(fmt: Formats, ratio: float) -> int:
@@ -422,41 +140,41 @@ class FakeQuantGru(_FakeQuantRecurrence):
             gh_n = bias_n
             pre_f, pre = gi_f, gi
         else:
-            gh_f, gh = _product(fmt, h[0], h[1], first or (fmt.state_scale, 0), hh, rec_bias,
+            gh_f, gh = product(fmt, h[0], h[1], first or (fmt.state_scale, 0), hh, rec_bias,
                                 conv=conv)
             gh_n = (gh_f[:, 2 * H:3 * H], gh[:, 2 * H:3 * H])
             pre_f, pre = gi_f + gh_f, gi + gh
-        xs = _rescale(pre, s / fmt.sigmoid_in_scale, a)
-        xs_f = _quantized(fmt, pre_f, xs, fmt.sigmoid_in_scale)
-        sig_raw = _table(xs, "sigmoid", fmt, fmt.sigmoid_in_scale, gate)
-        sig = sig_raw if bits == 8 else _rescale(sig_raw, 2.0 ** -7, a)
-        sig_f = _ste(torch.sigmoid(xs_f), sig, gate)
+        xs = rescale(pre, s / fmt.sigmoid_in_scale, a)
+        xs_f = quantized(fmt, pre_f, xs, fmt.sigmoid_in_scale)
+        sig_raw = table_lookup(xs, "sigmoid", fmt, fmt.sigmoid_in_scale, gate)
+        sig = sig_raw if bits == 8 else rescale(sig_raw, 2.0 ** -7, a)
+        sig_f = ste(torch.sigmoid(xs_f), sig, gate)
         z_f, z = sig_f[:, H:2 * H], sig[:, H:2 * H]
         if fmt.gates == 3:
-            zbar = _table(xs[:, H:2 * H], "1-sigmoid", fmt, fmt.sigmoid_in_scale, gate)
-            zbar_f = _ste(torch.sigmoid(-xs_f[:, H:2 * H]), zbar, gate)
+            zbar = table_lookup(xs[:, H:2 * H], "1-sigmoid", fmt, fmt.sigmoid_in_scale, gate)
+            zbar_f = ste(torch.sigmoid(-xs_f[:, H:2 * H]), zbar, gate)
         else:
             zbar_f, zbar = sig_f[:, 3 * H:], sig[:, 3 * H:]
         pre_n_f, pre_n = gi_f[:, 2 * H:3 * H], gi[:, 2 * H:3 * H]
         if gh_n is not None:
             r = sig_raw[:, :H]  # int8 codes at 2^-b; int16: the TABLE's int32 at 2^-(b+7)
-            rgh = _mul(r, gh_n[1], fmt.gate_shift)
-            pre_n_f = pre_n_f + _ste(sig_f[:, :H] * gh_n[0], rgh, s)
+            rgh = mul(r, gh_n[1], fmt.gate_shift)
+            pre_n_f = pre_n_f + ste(sig_f[:, :H] * gh_n[0], rgh, s)
             pre_n = pre_n + rgh
-        n_f, n = _tanh(fmt, (pre_n_f, pre_n), m)
-        acc = _mul(zbar, n)
+        n_f, n = tanh_state(fmt, (pre_n_f, pre_n), m)
+        acc = mul(zbar, n)
         acc_f = zbar_f * n_f
         if h is not None:
-            zh = _mul(z, h[1])
+            zh = mul(z, h[1])
             if first is not None:  # 2^-b s0 -> (1 - z) n's scale 2^-b 2^(k-b+m)
-                zh = _rescale(zh, ratio * 2.0 ** -m, "i32")
+                zh = rescale(zh, ratio * 2.0 ** -m, "i32")
             acc = acc + zh
             acc_f = acc_f + z_f * h[0]
-        out = _rescale(acc, gate * 2.0 ** m, a)
-        return _quantized(fmt, acc_f, out, fmt.state_scale), out
+        out = rescale(acc, gate * 2.0 ** m, a)
+        return quantized(fmt, acc_f, out, fmt.state_scale), out
 
 
-class FakeQuantLstm(_FakeQuantRecurrence):
+class FakeQuantLstm(FakeQuantRecurrence):
     """aten.lstm.input (without proj_size): lstm_formats' cell."""
 
     op = aten.lstm.input
@@ -472,27 +190,27 @@ class FakeQuantLstm(_FakeQuantRecurrence):
         if i == 0 or given is None:
             return given
         v, codes, (scale, zp) = given
-        c = _rescale(codes, scale / fmt.cell_scale, "i32", input_zp=zp)
-        return _ste(v, c, fmt.cell_scale), c, None
+        c = rescale(codes, scale / fmt.cell_scale, "i32", input_zp=zp)
+        return ste(v, c, fmt.cell_scale), c, None
 
     def _finals(self, fmt: LstmFormats, last) -> list:
         """h_n and c_n: c RESCALEd from Sc to c's boundary format."""
         (h_f, _), (c_f, c) = last
         cell = self.quantizers.cell
         scale, zp = float(cell.scale), int(cell.zero_point)
-        c_n = _rescale(c, fmt.cell_scale / scale, fmt.int_type, output_zp=zp)
-        return [h_f, _quantized(fmt, c_f, c_n, scale, zp)]
+        c_n = rescale(c, fmt.cell_scale / scale, fmt.int_type, output_zp=zp)
+        return [h_f, quantized(fmt, c_f, c_n, scale, zp)]
 
-    def _layer(self, seq, codes, run: _Layer):
+    def _layer(self, seq, codes, run: Layer):
         fmt = run.fmt
         H = run.hh.w.shape[0] // 4
         order = np.r_[0:2 * H, 3 * H:4 * H, 2 * H:3 * H]  # PyTorch's i, f, g, o -> i, f, o, g
-        lay = lambda m: _rows(m, order)  # noqa: E731
+        lay = lambda m: reorder_rows(m, order)  # noqa: E731
         acc = np.full(4 * H, fmt.acc_scale)  # g's S / 2 when tanh(x) = 2 sigmoid(2x) - 1
         if fmt.tanh_from_sigmoid:
             acc[3 * H:] = fmt.acc_scale / 2
         folded = None if run.biases is None else lay(run.biases[0] + run.biases[1])
-        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded, acc)
+        gi_f, gi = product(fmt, seq, codes, run.in_q, run.ih.laid_out(lay), folded, acc)
         hh, first = run.hh.laid_out(lay), run.first()
 
         def step(t, gi_t, states):
@@ -500,14 +218,14 @@ class FakeQuantLstm(_FakeQuantRecurrence):
             pre_f, pre = gi_t
             if h is not None:
                 q = first if t == 0 and first else (fmt.state_scale, 0)
-                gh_f, gh = _product(fmt, h[0], h[1], q, hh, None, acc)
+                gh_f, gh = product(fmt, h[0], h[1], q, hh, None, acc)
                 pre_f, pre = pre_f + gh_f, pre + gh
             return self._cell(fmt, pre_f, pre, c, H, run.hr)
 
-        return _steps(gi_f, gi, step, run.init)
+        return run_steps(gi_f, gi, step, run.init)
 
     @staticmethod
-    def _cell(fmt: LstmFormats, pre_f, pre, c, H, hr: _Weights | None):
+    def _cell(fmt: LstmFormats, pre_f, pre, c, H, hr: Weights | None):
         """The gates from the pre-activations [i, f, o, g] (int32 at S; int8: g's at S / 2),
         then c' and h' (`hr`: proj_size's h' = RESCALE(m W_hr^T) of m = o tanh(c') at
         2^-b)."""
@@ -515,44 +233,44 @@ class FakeQuantLstm(_FakeQuantRecurrence):
         raw = 2.0 ** -fmt.raw_frac  # a gate's scale as the MULs read it
         sig_in, tanh_in = fmt.sigmoid_in_scale, fmt.tanh_in_scale
         if fmt.tanh_from_sigmoid:  # one sigmoid TABLE over [i, f, o, 2 x_g]
-            xs = _rescale(pre, s / sig_in, a)
+            xs = rescale(pre, s / sig_in, a)
             twice = torch.ones(4 * H, dtype=torch.float64)
             twice[3 * H:] = 2.0
-            xs_f = _quantized(fmt, pre_f * twice, xs, sig_in)
-            sig = _table(xs, "sigmoid", fmt, sig_in, gate)
-            sig_f = _ste(torch.sigmoid(xs_f), sig, gate)
-            g = _rescale(sig[:, 3 * H:], 2.0, a, output_zp=fmt.qmin)
-            g_f = _ste(2.0 * sig_f[:, 3 * H:] - 1.0, g, gate)
+            xs_f = quantized(fmt, pre_f * twice, xs, sig_in)
+            sig = table_lookup(xs, "sigmoid", fmt, sig_in, gate)
+            sig_f = ste(torch.sigmoid(xs_f), sig, gate)
+            g = rescale(sig[:, 3 * H:], 2.0, a, output_zp=fmt.qmin)
+            g_f = ste(2.0 * sig_f[:, 3 * H:] - 1.0, g, gate)
         else:
             in_scale = np.r_[np.full(3 * H, sig_in), np.full(H, tanh_in)]
-            xa = _rescale(pre, s / in_scale, a)
-            xa_f = _quantized(fmt, pre_f, xa, in_scale)
-            sig = _table(xa[:, :3 * H], "sigmoid", fmt, sig_in, gate)
-            sig_f = _ste(torch.sigmoid(xa_f[:, :3 * H]), sig, raw)
-            g = _table(xa[:, 3 * H:], "tanh", fmt, tanh_in, gate)
-            g_f = _ste(torch.tanh(xa_f[:, 3 * H:]), g, raw)
+            xa = rescale(pre, s / in_scale, a)
+            xa_f = quantized(fmt, pre_f, xa, in_scale)
+            sig = table_lookup(xa[:, :3 * H], "sigmoid", fmt, sig_in, gate)
+            sig_f = ste(torch.sigmoid(xa_f[:, :3 * H]), sig, raw)
+            g = table_lookup(xa[:, 3 * H:], "tanh", fmt, tanh_in, gate)
+            g_f = ste(torch.tanh(xa_f[:, 3 * H:]), g, raw)
         (i_f, f_f, o_f), (i, f, o) = ([v[:, k * H:(k + 1) * H] for k in range(3)]
                                       for v in (sig_f, sig))
-        c_next = _mul(i, g, fmt.ig_shift)
+        c_next = mul(i, g, fmt.ig_shift)
         c_f = i_f * g_f
         if c is not None:
-            c_next = _mul(f, c[1], fmt.fc_shift) + c_next
+            c_next = mul(f, c[1], fmt.fc_shift) + c_next
             c_f = c_f + f_f * c[0]
-        c_f = _ste(c_f, c_next, fmt.cell_scale)
+        c_f = ste(c_f, c_next, fmt.cell_scale)
         tanh_c = min(fmt.cell_boundary, tanh_in)
-        xc = _rescale(c_next, fmt.cell_scale / tanh_c, a)
-        xc_f = _quantized(fmt, c_f, xc, tanh_c)
-        tc = _table(xc, "tanh", fmt, tanh_c, gate)
-        tc_f = _ste(torch.tanh(xc_f), tc, raw)
+        xc = rescale(c_next, fmt.cell_scale / tanh_c, a)
+        xc_f = quantized(fmt, c_f, xc, tanh_c)
+        tc = table_lookup(xc, "tanh", fmt, tanh_c, gate)
+        tc_f = ste(torch.tanh(xc_f), tc, raw)
         m_scale = fmt.state_scale if hr is None else gate
-        m = _rescale(_mul(o, tc, fmt.oc_shift), fmt.oc_scale / m_scale, a)
-        h = (_quantized(fmt, o_f * tc_f, m, m_scale), m)
+        m = rescale(mul(o, tc, fmt.oc_shift), fmt.oc_scale / m_scale, a)
+        h = (quantized(fmt, o_f * tc_f, m, m_scale), m)
         if hr is not None:
-            h = _product(fmt, h[0], h[1], (gate, 0), hr, out_scale=fmt.state_scale, out=a)
+            h = product(fmt, h[0], h[1], (gate, 0), hr, out_scale=fmt.state_scale, out=a)
         return h, (c_f, c_next)
 
 
-class FakeQuantRnn(_FakeQuantRecurrence):
+class FakeQuantRnn(FakeQuantRecurrence):
     """aten.rnn_tanh.input, aten.rnn_relu.input (`relu`): rnn_formats' cell."""
 
     def __init__(self, bits: int, quantizers: Quantizers, relu: bool = False):
@@ -567,37 +285,37 @@ class FakeQuantRnn(_FakeQuantRecurrence):
         return Formats(self.bits, state_exponent(self.bits, float(state.scale), "RNN-relu"),
                        int(state.zero_point))
 
-    def _layer(self, seq, codes, run: _Layer):
+    def _layer(self, seq, codes, run: Layer):
         fmt = run.fmt
         folded = None if run.biases is None else run.biases[0] + run.biases[1]
-        gi_f, gi = _product(fmt, seq, codes, run.in_q, run.ih, folded)
+        gi_f, gi = product(fmt, seq, codes, run.in_q, run.ih, folded)
         first = run.first()
 
         def step(t, gi_t, states):
             h = states[0]
             if h is not None:
                 q = first if t == 0 and first else (fmt.state_scale, fmt.state_zero_point)
-                gh_f, gh = _product(fmt, h[0], h[1], q, run.hh)
+                gh_f, gh = product(fmt, h[0], h[1], q, run.hh)
                 gi_t = (gi_t[0] + gh_f, gi_t[1] + gh)
-            return (self._relu(fmt, gi_t) if self.relu else _tanh(fmt, gi_t),)
+            return (self._relu(fmt, gi_t) if self.relu else tanh_state(fmt, gi_t),)
 
-        return _steps(gi_f, gi, step, run.init)
+        return run_steps(gi_f, gi, step, run.init)
 
     @staticmethod
     def _relu(fmt: Formats, pre):
         """RESCALE to the state's [0, 2^k) (int16: and a clamp at its zero)."""
         zp = fmt.state_zero_point
-        y = _rescale(pre[1], fmt.acc_scale / fmt.state_scale, fmt.int_type, output_zp=zp)
+        y = rescale(pre[1], fmt.acc_scale / fmt.state_scale, fmt.int_type, output_zp=zp)
         if zp > fmt.qmin:
             y = np.clip(y, zp, fmt.qmax)
-        return _quantized(fmt, torch.relu(pre[0]), y, fmt.state_scale, zp), y
+        return quantized(fmt, torch.relu(pre[0]), y, fmt.state_scale, zp), y
 
 
 class FakeQuantCell(nn.Module):
     """aten.<kind>_cell (x [B, F], hx, w_ih, w_hh, b_ih?, b_hh?): one step of one layer, as
     the lowering reads it (a time-major layer op with T = 1): `recurrence` on it."""
 
-    def __init__(self, recurrence: _FakeQuantRecurrence):
+    def __init__(self, recurrence: FakeQuantRecurrence):
         super().__init__()
         self.recurrence = recurrence
 
