@@ -15,13 +15,18 @@ state, softmax's pieces) become FixedQParamsFakeQuantize; derived ones (int32 bi
 are computed at convert time, as in post-training quantization.
 
 A recurrent op computes much more than its boundaries: a GRU's integer cell quantizes its
-gates, its pre-activations and its state every step (qat_cells.py). Each `aten.gru.input`
-(`aten.rnn_tanh.input`) is replaced by `FakeQuantGru` (`FakeQuantRnn`), whose forward is the
-integer cell's arithmetic bit for bit and whose gradient is a straight-through float
-surrogate: the trained model is optimised for what the NPU computes. convert_qat puts the
+gates, its pre-activations and its state every step (qat_cells.py). Each recurrent op the
+quantizer annotates (`aten.gru.input`, `aten.lstm.input`, `aten.rnn_tanh.input`,
+`aten.rnn_relu.input` and their cells `aten.<kind>_cell`: any layers, directions, biases,
+h0 / c0 given or zero, an LSTM's proj_size) is replaced by `FakeQuantGru` (`FakeQuantLstm`,
+`FakeQuantRnn`, a cell's `FakeQuantCell`), whose forward is the integer cell's arithmetic
+bit for bit and whose gradient is a straight-through float surrogate: the trained model is
+optimised for what the NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's
+h, a GRU's h with h0, an LSTM's projected h) is a `StateFakeQuantize` that the recurrence
+shows every layer's float states, as post-training calibration does. convert_qat puts the
 aten op back before torchao's convert_pt2e, which gives the GraphModule of
-quantize/dequantize ops that compile() lowers. LSTMs, RNN-relus, recurrent cells,
-bidirectional layers and a given h0 are refused (those integer cells are not simulated yet).
+quantize/dequantize ops that compile() lowers. `_refuse_unsimulated` guards against a kind
+the quantizer annotates and qat_cells does not know (none today).
 
 The observers keep updating while the model runs; freeze them before measuring the trained
 model (`model.apply(torchao.quantization.pt2e.disable_observer)`), so that the parameters
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 from typing import Any
 
 import torch
@@ -43,7 +49,8 @@ from ..frontend.unsupported import node_origin
 from ..graph_abi import FLOAT_MODEL_META, LEFT_FLOAT_META, QUANTIZED_FOR_META
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import copy_graph_module, torchao_quiet
-from .qat_cells import FakeQuantGru, FakeQuantRnn
+from .qat_cells import SIMULATED, fake_quant_recurrence
+from .qat_recurrence import Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
 from .schemes import Scheme
@@ -51,8 +58,8 @@ from .schemes import Scheme
 aten = torch.ops.aten
 _QAT_PREFIX = "torch2tosa_qat_"
 _ORIGINAL_TARGET = "torch2tosa_qat_original_target"
-# The recurrent ops whose integer cells QAT simulates (qat_cells.py), by op.
-SIMULATED = {aten.gru.input: FakeQuantGru, aten.rnn_tanh.input: FakeQuantRnn}
+# The scheme's calibrated state formats: observed by the recurrence that owns them.
+_STATE_FORMATS = ("state_observed", "wide_state", "relu_state", "cell_state")
 
 
 def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> torch.fx.GraphModule:
@@ -88,12 +95,11 @@ def convert_qat(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
         raise Torch2TosaError(f"convert_qat takes the model prepare_qat returned (after "
                               f"training), not a {type(trained).__name__}")
     with torchao_quiet():
-        from torchao.quantization.pt2e import move_exported_model_to_eval
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
 
         model = copy_graph_module(trained)
         _restore_recurrences(model)
-        move_exported_model_to_eval(model)
+        _to_eval(model)
         with _no_qat_folding():  # prepare_qat folded the batch norms it could already
             converted = convert_pt2e(model)
     converted.meta[FLOAT_MODEL_META] = float_model(trained)
@@ -108,8 +114,6 @@ def float_model(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
     from torchao.quantization.pt2e import FakeQuantizeBase, ObserverBase
 
     with torchao_quiet():
-        from torchao.quantization.pt2e import move_exported_model_to_eval
-
         model = copy_graph_module(trained)
         _restore_recurrences(model)
         for node in list(model.graph.nodes):
@@ -120,8 +124,19 @@ def float_model(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:
         model.graph.eliminate_dead_code()
         model.delete_all_unused_submodules()
         model.recompile()
-        move_exported_model_to_eval(model)
+        _to_eval(model)
     return model
+
+
+def _to_eval(model: torch.fx.GraphModule) -> None:
+    """torchao's move_exported_model_to_eval where it has something to move (a dropout or a
+    batch norm: prepare_qat exports in eval mode, so mostly none): its pattern matching
+    costs about a second a call."""
+    from torchao.quantization.pt2e import move_exported_model_to_eval
+
+    if any(n.op == "call_function" and any(k in str(n.target) for k in ("dropout", "batch_norm"))
+           for n in model.graph.nodes):
+        move_exported_model_to_eval(model)
 
 
 # --- the QAT scheme --------------------------------------------------------------------------
@@ -135,9 +150,11 @@ class _QatScheme(Scheme):
         return _fake_quant(super().weight(ch_axis))
 
 
-def _fake_quant(spec):
+def _fake_quant(spec, state: bool = False):
     """`spec` with a FakeQuantize over a moving-average min/max observer (per channel for a
-    per-channel spec); a FixedQParams or derived spec as it is (prepare_qat makes those)."""
+    per-channel spec); a calibrated `state` format with a StateFakeQuantize over its own
+    observer (the recurrence shows it its states); a FixedQParams or derived spec as it is
+    (prepare_qat makes those)."""
     from torchao.quantization.pt2e import (FakeQuantize, MovingAverageMinMaxObserver,
                                            MovingAveragePerChannelMinMaxObserver)
     from torchao.quantization.pt2e.quantizer import QuantizationSpec
@@ -146,6 +163,9 @@ def _fake_quant(spec):
 
     if type(spec) is not QuantizationSpec:
         return spec
+    if state:
+        return dataclasses.replace(spec, observer_or_fake_quant_ctr=StateFakeQuantize.with_args(
+            observer=spec.observer_or_fake_quant_ctr))
     per_channel = spec.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine)
     observer = (MovingAveragePerChannelMinMaxObserver if per_channel
                 else MovingAverageMinMaxObserver).with_args(eps=_EPS)
@@ -159,7 +179,7 @@ _QAT_SCHEMES: dict[str, _QatScheme] = {}
 def _qat_scheme(scheme: Scheme) -> _QatScheme:
     """One _QatScheme per scheme (torchao shares an observer between specs that are equal)."""
     if scheme.name not in _QAT_SCHEMES:
-        fields = {f.name: _fake_quant(getattr(scheme, f.name))
+        fields = {f.name: _fake_quant(getattr(scheme, f.name), f.name in _STATE_FORMATS)
                   for f in dataclasses.fields(scheme)}
         _QAT_SCHEMES[scheme.name] = _QatScheme(**fields)
     return _QAT_SCHEMES[scheme.name]
@@ -169,26 +189,32 @@ def _qat_scheme(scheme: Scheme) -> _QatScheme:
 
 
 def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
-    """One error for the first recurrent op whose integer cell QAT does not simulate."""
+    """One error for the first recurrent op whose integer cell QAT does not simulate (every
+    kind the quantizer annotates is simulated today: a guard for the next one)."""
     for node in graph_module.graph.nodes:
-        kind = RECURRENT_OPS.get(node.target) or RECURRENT_CELL_OPS.get(node.target)
-        if kind is None:
-            continue
-        why = None
-        if node.target not in SIMULATED:
-            why = (f"a {'cell' if node.target in RECURRENT_CELL_OPS else 'layer'} of kind "
-                   f"'{kind}'")
-        elif not _zero_fill(node.args[1]):
-            why = f"a layer of kind '{kind}' with a given h0"
-        elif node.args[7]:
-            why = f"a bidirectional layer of kind '{kind}'"
-        if why:
+        kind = _kind(node)
+        if kind is not None and node.target not in SIMULATED:
             origin = node_origin(node)
+            what = "cell" if node.target in RECURRENT_CELL_OPS else "layer"
             raise Torch2TosaError(
                 f"{origin + ': ' if origin else ''}prepare_qat does not simulate the integer "
-                f"arithmetic of {why} yet (a GRU or RNN-tanh with one direction and a zero h0 "
-                f"is); "
-                f"quantize it after training with torch2tosa.quantize")
+                f"arithmetic of a {what} of kind '{kind}'; quantize it after training with "
+                f"torch2tosa.quantize")
+
+
+def _states(node: torch.fx.Node) -> list:
+    hx = node.args[1]
+    return list(hx) if isinstance(hx, (list, tuple)) else [hx]
+
+
+def _per_group(node: torch.fx.Node) -> int:
+    """Parameters per (layer, direction): w_ih, w_hh[, b_ih, b_hh][, w_hr]."""
+    params, _, layers = node.args[2:5]
+    return len(params) // (layers * (2 if node.args[7] else 1))
+
+
+def _projected(node: torch.fx.Node) -> bool:
+    return node.target == aten.lstm.input and _per_group(node) in (3, 5)
 
 
 def _zero_fill(node) -> bool:
@@ -202,20 +228,55 @@ def _simulate_recurrences(prepared: torch.fx.GraphModule, dtype: torch.dtype) ->
     bits = torch.iinfo(dtype).bits
     for i, node in enumerate([n for n in prepared.graph.nodes
                               if n.op == "call_function" and n.target in SIMULATED]):
-        x, _, params = node.args[:3]
-        per = 4 if node.args[3] else 2
-        weights = [p for j, p in enumerate(params) if j % per < 2]
         name = f"{_QAT_PREFIX}{i}"
-        prepared.add_submodule(name, SIMULATED[node.target](
-            bits, _fake_quantizer(prepared, x), [_fake_quantizer(prepared, w) for w in weights]))
+        prepared.add_submodule(name, fake_quant_recurrence(node.target, bits,
+                                                           _quantizers(prepared, node)))
         node.meta[_ORIGINAL_TARGET] = node.target
         node.op, node.target = "call_module", name
     prepared.graph.lint()
     prepared.recompile()
 
 
+def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantizers:
+    """The fake quantizers of a prepared recurrent node (a layer or a cell): its input's,
+    weights', given initial states', the calibrated format of h (on the h results: an
+    RNN-relu's, a GRU's with h0) and an LSTM's c format (on c0)."""
+    kind = _kind(node)
+    if node.target in RECURRENT_CELL_OPS:
+        pairs = [node.args[2:4]]
+    else:
+        params, per = node.args[2], _per_group(node)
+        pairs = [params[g:g + 2] + ([params[g + per - 1]] if _projected(node) else [])
+                 for g in range(0, len(params), per)]
+    weights = [tuple(_fake_quantizer(prepared, w) for w in ws) for ws in pairs]
+    states = _states(node)
+    initial = [None if _zero_fill(s.args[0] if _is_module(s) else s)
+               else _fake_quantizer(prepared, s) for s in states]
+    state = cell = None
+    if kind == "lstm":
+        cell = _fake_quantizer(prepared, states[1])
+    if (kind == "rnn_relu" or (kind == "gru" and initial[0] is not None)
+            or (kind == "lstm" and _projected(node))):
+        h_results = [item for item in node.users if item.target is operator.getitem] or [node]
+        state = next((prepared.get_submodule(u.target) for r in h_results for u in r.users
+                      if _is_module(u)), None)
+        if not isinstance(state, StateFakeQuantize):
+            origin = node_origin(node)
+            raise Torch2TosaError(f"{origin + ': ' if origin else ''}prepare_qat: no result "
+                                  f"holds the {kind} state quantized, so its format is unknown")
+    return Quantizers(_fake_quantizer(prepared, node.args[0]), weights, initial, state, cell)
+
+
+def _kind(node: torch.fx.Node) -> str | None:
+    return RECURRENT_OPS.get(node.target) or RECURRENT_CELL_OPS.get(node.target)
+
+
+def _is_module(node) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_module"
+
+
 def _fake_quantizer(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> nn.Module:
-    assert node.op == "call_module", f"{node} is not fake-quantized"
+    assert _is_module(node), f"{node} is not fake-quantized"
     return prepared.get_submodule(node.target)
 
 

@@ -11,6 +11,8 @@ shared by c_n, meant for every c_t of every layer, none of which is a result.
 that, at such an op, also runs its float layers one by one (the op with num_layers = 1 on
 the same parameters; an LSTM with a c observer one direction and one step at a time) and
 shows those observers what the op keeps inside. A model without such an op is run as it is.
+`show_layer_states` is that per-op part; quantization-aware training (qat_cells) calls it
+too, with the last layer's outputs, before each observing forward.
 """
 
 from __future__ import annotations
@@ -98,6 +100,27 @@ def _lstm_layer(x, hx, params, has_biases, bidirectional, batch_first, c_observe
     return torch.cat(outs, dim=2)
 
 
+def show_layer_states(op, args, h=None, c=None, last_layer: bool = False) -> None:
+    """Runs the recurrent layer op `op` (aten.<kind>.input) on its `args` one float layer at a
+    time, showing `h` every layer's outputs but the last's (which the results' observer sees;
+    the last's too with `last_layer`) and `c` (an LSTM's) every c_t of every layer."""
+    x, hx, params, has_biases, layers, _, _, bidirectional, batch_first = args[:9]
+    d = 2 if bidirectional else 1
+    per = len(params) // (layers * d) * d  # parameters of one layer
+    shown = layers if c is not None or last_layer else layers - 1
+    for layer in range(shown):
+        rows = slice(layer * d, (layer + 1) * d)
+        states = [s[rows] for s in hx] if isinstance(hx, (list, tuple)) else hx[rows]
+        layer_params = params[layer * per:(layer + 1) * per]
+        if c is not None:
+            x = _lstm_layer(x, states, layer_params, has_biases, bidirectional, batch_first, c)
+        else:
+            x = op(x, states, layer_params, has_biases, 1, 0.0, False, bidirectional,
+                   batch_first)[0]
+        if h is not None and (layer < layers - 1 or last_layer):
+            h(x)
+
+
 class _LayerStates(Interpreter):
     def __init__(self, module: GraphModule, observers: dict[Node, _Observers]):
         super().__init__(module)
@@ -108,22 +131,7 @@ class _LayerStates(Interpreter):
         observers = self.observers.get(n)
         if observers is not None:
             args, _ = self.fetch_args_kwargs_from_env(n)
-            x, hx, params, has_biases, layers, _, _, bidirectional, batch_first = args[:9]
-            d = 2 if bidirectional else 1
-            per = len(params) // (layers * d) * d  # parameters of one layer
-            # the last layer's outputs are getitem 0's, which its observer sees anyway
-            for layer in range(layers if observers.c is not None else layers - 1):
-                rows = slice(layer * d, (layer + 1) * d)
-                states = [s[rows] for s in hx] if isinstance(hx, (list, tuple)) else hx[rows]
-                layer_params = params[layer * per:(layer + 1) * per]
-                if observers.c is not None:
-                    x = _lstm_layer(x, states, layer_params, has_biases, bidirectional,
-                                    batch_first, observers.c)
-                else:
-                    x = n.target(x, states, layer_params, has_biases, 1, 0.0, False,
-                                 bidirectional, batch_first)[0]
-                if observers.h is not None and layer < layers - 1:
-                    observers.h(x)
+            show_layer_states(n.target, args, observers.h, observers.c)
         return result
 
 

@@ -46,7 +46,8 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
     def layer(i, xs, init, batch):
         groups = op.layer(i)
         hidden = groups[0].w_hh.shape[0] // 4
-        folded = None if groups[0].b_ih is None else [g.b_ih + g.b_hh for g in groups]
+        folded = None if groups[0].b_ih is None else [g.b_ih.astype(np.float64) + g.b_hh
+                                                    for g in groups]
         acc = np.full(4 * hidden, s)  # the pre-activations' scales (PyTorch's i, f, g, o)
         if bits == 8:
             acc[2 * hidden:3 * hidden] = s / 2

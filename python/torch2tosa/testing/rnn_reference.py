@@ -28,7 +28,8 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
 
     def layer(i, xs, init, batch):
         groups = op.layer(i)
-        folded = None if groups[0].b_ih is None else [g.b_ih + g.b_hh for g in groups]
+        folded = None if groups[0].b_ih is None else [g.b_ih.astype(np.float64) + g.b_hh
+                                                    for g in groups]
         gi = rr.projection(op, groups, rr.layer_input(op, i), folded=folded)(xs, batch)
 
         def recurrent(q: Quant):
