@@ -47,7 +47,8 @@ REFERENCES = {"gru": gru_reference, "lstm": lstm_reference, "rnn_tanh": rnn_refe
 class Sequence(nn.Module):
     """One recurrent op; every result (output, h_n[, c_n])."""
 
-    def __init__(self, kind, layers, bias, batch_first, bidirectional=False, proj=False):
+    def __init__(self, kind, layers, bias, batch_first, bidirectional=False, proj=False,
+                 narrow=False):
         super().__init__()
         extra = {"nonlinearity": "relu"} if kind == "rnn_relu" else {}
         if proj:
@@ -55,6 +56,10 @@ class Sequence(nn.Module):
         self.recurrent = LAYERS[kind](F, H, num_layers=layers, bias=bias,
                                       batch_first=batch_first, bidirectional=bidirectional,
                                       **extra)
+        if narrow:  # states within +-0.5 or less: QAT trains a GRU or RNN-tanh state finer
+            with torch.no_grad():
+                for p in self.recurrent.parameters():
+                    p.mul_(0.15)
 
     def forward(self, x, *initial):
         hx = None if not initial else initial if len(initial) > 1 else initial[0]
@@ -86,7 +91,7 @@ def _integer_cell(kind, scheme, layers, bias, batch_first, options):
     torch.manual_seed(0)
     inputs = _inputs(kind, layers, batch_first, options)
     model = Sequence(kind, layers, bias, batch_first, "bidirectional" in options,
-                     "proj" in options)
+                     "proj" in options, "narrow" in options)
     qat = torch2tosa.prepare_qat(model, inputs, scheme)
     optimizer = torch.optim.SGD(qat.parameters(), 0.1)
     sum(r.square().mean() for r in qat(*inputs)).backward()
@@ -121,7 +126,11 @@ LAYER_CASES = [
     ("gru", "a16w8", 2, True, True, "bidirectional h0"),
     ("lstm", "a8w8", 1, False, False, "bidirectional h0"),
     ("lstm", "a8w8", 2, True, True, "proj"), ("lstm", "a16w8", 1, False, False, "proj h0"),
-    ("lstm", "a16w8", 2, True, False, "proj bidirectional")]
+    ("lstm", "a16w8", 2, True, False, "proj bidirectional"),
+    ("gru", "a8w8", 2, True, True, "narrow"), ("gru", "a16w8", 1, False, False, "narrow"),
+    ("rnn_tanh", "a8w8", 1, True, True, "narrow"),
+    ("rnn_tanh", "a16w8", 2, True, False, "narrow bidirectional"),
+    ("rnn_tanh", "a8w8", 1, True, True, "narrow h0")]
 
 
 @pytest.mark.parametrize("kind, scheme, layers, bias, batch_first, options", LAYER_CASES)
@@ -132,6 +141,11 @@ def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, b
     (the references derive their own constants)."""
     simulated, want, formats = _integer_cell(kind, scheme, layers, bias, batch_first, options)
     assert len(simulated) == len(want)
+    # a GRU's (zero h0) or RNN-tanh's trained state: narrower than [-1, 1) exactly where the
+    # states are
+    if kind == "rnn_tanh" or (kind == "gru" and "h0" not in options):
+        top = 2 ** (int(scheme[1:-2]) - 1)
+        assert (formats[0].scale < 1 / top) == ("narrow" in options), formats[0].scale * top
     for got, codes, q in zip(simulated, want, formats):
         np.testing.assert_array_equal(np.round(got / q.scale) + q.zero_point, codes)
 
@@ -139,14 +153,15 @@ def test_qat_recurrent_forward_is_the_integer_cell(kind, scheme, layers, bias, b
 @pytest.mark.parametrize("kind, scheme, layers, batch_first, options", [
     ("lstm", "a8w8", 2, True, ""), ("rnn_relu", "a8w8", 2, False, ""),
     ("gru", "a8w8", 2, True, "h0"), ("lstm", "a16w8", 1, False, "proj bidirectional h0"),
-    ("gru", "a16w8", 1, True, "bidirectional"), ("gru", "a8w8", 1, True, "cell h0")])
+    ("gru", "a16w8", 1, True, "bidirectional"), ("gru", "a8w8", 1, True, "cell h0"),
+    ("gru", "a8w8", 1, True, "narrow"), ("rnn_tanh", "a16w8", 1, False, "narrow")])
 def test_qat_compiled_is_the_simulation_tosa_INT(kind, scheme, layers, batch_first, options):
     """convert_qat -> compile(tosa-int) -> the reference model gives every result the QAT
     model's own forward gives (within one step, rounding ties of the float output aside)."""
     torch.manual_seed(0)
     inputs = _inputs(kind, layers, batch_first, options, batch=4, steps=8)
     model = Sequence(kind, layers, True, batch_first, "bidirectional" in options,
-                     "proj" in options)
+                     "proj" in options, "narrow" in options)
     if "cell" in options:
         inputs = (inputs[0][:, 0], *(s[0] for s in inputs[1:]))
         model = OneCell(kind, True)

@@ -23,7 +23,11 @@ h0 / c0 given or zero, an LSTM's proj_size) is replaced by `FakeQuantGru` (`Fake
 bit for bit and whose gradient is a straight-through float surrogate: the trained model is
 optimised for what the NPU computes. A calibrated state format (an LSTM's c, an RNN-relu's
 h, a GRU's h with h0, an LSTM's projected h) is a `StateFakeQuantize` that the recurrence
-shows every layer's float states, as post-training calibration does. convert_qat puts the
+shows every layer's float states, as post-training calibration does. So is, unlike in
+post-training quantization, the state of a GRU with a zero h0 and of an RNN-tanh (the
+scheme's `trained_state`, schemes.TrainedStateObserver): a state that stays within +-2^k,
+k < 0, gets 2^-k times finer steps (and tanh's input range narrows with it), and training
+learns to live within that range (the surrogate saturates where the integer value does). convert_qat puts the
 aten op back before torchao's convert_pt2e, which gives the GraphModule of
 quantize/dequantize ops that compile() lowers. `_refuse_unsimulated` guards against a kind
 the quantizer annotates and qat_cells does not know (none today).
@@ -53,7 +57,7 @@ from .qat_cells import SIMULATED, fake_quant_recurrence
 from .qat_recurrence import Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
 from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
-from .schemes import Scheme
+from .schemes import Scheme, trained_state
 
 aten = torch.ops.aten
 _QAT_PREFIX = "torch2tosa_qat_"
@@ -181,6 +185,7 @@ def _qat_scheme(scheme: Scheme) -> _QatScheme:
     if scheme.name not in _QAT_SCHEMES:
         fields = {f.name: _fake_quant(getattr(scheme, f.name), f.name in _STATE_FORMATS)
                   for f in dataclasses.fields(scheme)}
+        fields["trained_state"] = _fake_quant(trained_state(scheme.activation.dtype), True)
         _QAT_SCHEMES[scheme.name] = _QatScheme(**fields)
     return _QAT_SCHEMES[scheme.name]
 
@@ -255,12 +260,16 @@ def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantize
     state = cell = None
     if kind == "lstm":
         cell = _fake_quantizer(prepared, states[1])
-    if (kind == "rnn_relu" or (kind == "gru" and initial[0] is not None)
-            or (kind == "lstm" and _projected(node))):
+    if kind in ("rnn_relu", "gru", "rnn_tanh") or (kind == "lstm" and _projected(node)):
         h_results = [item for item in node.users if item.target is operator.getitem] or [node]
         state = next((prepared.get_submodule(u.target) for r in h_results for u in r.users
                       if _is_module(u)), None)
-        if not isinstance(state, StateFakeQuantize):
+        # a GRU's or RNN-tanh's trained state; with a zero h0 and no h result quantized,
+        # the fixed [-1, 1)
+        optional = kind in ("gru", "rnn_tanh") and initial[0] is None
+        if optional and not isinstance(state, StateFakeQuantize):
+            state = None
+        elif not isinstance(state, StateFakeQuantize):
             origin = node_origin(node)
             raise Torch2TosaError(f"{origin + ': ' if origin else ''}prepare_qat: no result "
                                   f"holds the {kind} state quantized, so its format is unknown")

@@ -86,7 +86,7 @@ class FakeQuantGru(FakeQuantRecurrence):
     op = aten.gru.input
 
     def _formats(self) -> Formats:
-        state = self.quantizers.state  # calibrated with a given h0
+        state = self.quantizers.state  # calibrated (a given h0), or trained (a zero h0)
         if state is None:
             return gru_formats(self.bits)
         return gru_formats(self.bits, state_exponent(self.bits, float(state.scale), "GRU"))
@@ -279,10 +279,11 @@ class FakeQuantRnn(FakeQuantRecurrence):
         self.op = aten.rnn_relu.input if relu else aten.rnn_tanh.input
 
     def _formats(self) -> Formats:
-        if not self.relu:
+        state = self.quantizers.state  # relu: [0, 2^k), int8 zero point -128; tanh: trained
+        if state is None:
             return Formats(self.bits)
-        state = self.quantizers.state  # [0, 2^k): int8 zero point -128
-        return Formats(self.bits, state_exponent(self.bits, float(state.scale), "RNN-relu"),
+        kind = "RNN-relu" if self.relu else "RNN-tanh"
+        return Formats(self.bits, state_exponent(self.bits, float(state.scale), kind),
                        int(state.zero_point))
 
     def _layer(self, seq, codes, run: Layer):

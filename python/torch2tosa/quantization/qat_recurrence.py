@@ -207,7 +207,8 @@ def tanh_state(fmt: Formats, pre, m: int = 0):
     n = table_lookup(x, "tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)
     if fmt.bits == 16:
         n = rescale(n, 2.0 ** (-7 - m), fmt.int_type)
-    return ste(torch.tanh(x_f), n, fmt.state_scale * 2.0 ** m), n
+    # saturated at the state's range (a trained state narrower than [-1, 1) clips tanh)
+    return ste(torch.tanh(x_f), n, fmt.state_scale * 2.0 ** m, fmt.qmin, fmt.qmax), n
 
 
 class FakeQuantRecurrence(nn.Module):

@@ -250,7 +250,11 @@ class TosaQuantizer(Quantizer):
             return self.scheme.relu_state
         if projected:
             return self.scheme.wide_state
-        return self.scheme.state_observed if kind == "gru" and given_h0 else self.scheme.state
+        if kind == "gru" and given_h0:
+            return self.scheme.state_observed
+        if kind in ("gru", "rnn_tanh") and self.scheme.trained_state is not None:
+            return self.scheme.trained_state  # quantization-aware training
+        return self.scheme.state
 
     def _annotate_recurrent(self, node: Node, kind: str) -> None:
         """aten.<kind>.input(x, hx, params, has_biases, num_layers, ..., bidirectional, ...)

@@ -59,6 +59,10 @@ class Scheme:
     wide_state: QuantizationSpec  # WideStateObserver: an LSTM's projected h
     relu_state: QuantizationSpec
     cell_state: QuantizationSpec  # CellStateObserver: an LSTM's c0 and c_n, over every c_t
+    # Quantization-aware training only (qat.py): a GRU's or RNN-tanh's state with a zero h0,
+    # calibrated (TrainedStateObserver) instead of fixed, so that a state narrower than
+    # [-1, 1) gets the finer format training then adapts to. None: the fixed `state`.
+    trained_state: QuantizationSpec | None = None
 
     def weight(self, ch_axis: int) -> QuantizationSpec:
         return _weight_spec(ch_axis)
@@ -175,6 +179,23 @@ class WideStateObserver(StateObserver):
 
     MIN_EXPONENT = -8
     ROUNDINGS = 1
+
+
+class TrainedStateObserver(StateObserver):
+    """A GRU's or RNN-tanh's state with a zero h0 in a quantization-aware trained model: the
+    k of least squared error as StateObserver's, but k <= 0 (the state is a tanh result,
+    within [-1, 1)) and down to -3: a state that stays within +-2^k (k < 0) gets 2^-k times
+    finer steps, and its tanh TABLE's input range narrows with it (recurrent_formats
+    .Formats.tanh_range); the rare values beyond saturate, which training learns to avoid.
+    Post-training quantization keeps the fixed [-1, 1) (Scheme.state): nothing adapts there
+    to the clipping."""
+
+    MIN_EXPONENT, MAX_EXPONENT = -3, 0
+
+
+def trained_state(dtype: torch.dtype) -> QuantizationSpec:
+    """The calibrated spec of Scheme.trained_state (qat.py makes it a StateFakeQuantize)."""
+    return _observed(dtype, TrainedStateObserver)
 
 
 class CellStateObserver(WideStateObserver):

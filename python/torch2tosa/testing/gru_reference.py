@@ -42,8 +42,8 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
     None -> [output, h_n] (a cell: x [1, B, F], h0 [1, B, H] -> [h'])."""
     bits, b = op.bits, op.bits - 1
     s, gate = rr.ACC_SCALE[bits], 2.0 ** -b
-    sig_in, tanh_in = rr.SIGMOID_RANGE[bits] * gate, rr.TANH_RANGE[bits] * gate
     hq = rr.state(op)
+    sig_in, tanh_in = rr.SIGMOID_RANGE[bits] * gate, rr.tanh_input_scale(bits, hq.scale)
 
     def layer(i, xs, init, batch):
         groups = op.layer(i)

@@ -292,6 +292,14 @@ def run(op: QuantizedOp, x: np.ndarray, states: dict[str, np.ndarray | None], la
     return out, {name: np.concatenate(v, axis=0) for name, v in finals.items()}
 
 
+def tanh_input_scale(bits: int, state_scale: float) -> float:
+    """The tanh TABLE's input scale where its result is the state (a GRU's n, an RNN-tanh's
+    h): TANH_RANGE over the int codes, narrowed by a state range below 1 (whose tanh values
+    beyond it are clipped anyway)."""
+    state_range = state_scale * 2.0 ** (bits - 1)
+    return TANH_RANGE[bits] * min(1.0, state_range) * 2.0 ** (1 - bits)
+
+
 def state(op: QuantizedOp) -> Quant:
     """h's format: its results' (2^-b, zero point 0 when none is quantized)."""
     return op.results.get("h", Quant(2.0 ** (1 - op.bits)))

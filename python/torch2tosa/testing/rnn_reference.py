@@ -22,8 +22,8 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
     """A whole RNN on integer codes: x [B, T, F] (batch_first) or [T, B, F], h0 [L*D, B, H] or
     None -> [output, h_n] (a cell: x [1, B, F], h0 [1, B, H] -> [h'])."""
     bits, b = op.bits, op.bits - 1
-    s, tanh_in = rr.ACC_SCALE[bits], rr.TANH_RANGE[bits] * 2.0 ** -b
     hq, relu = rr.state(op), op.kind == "rnn_relu"
+    s, tanh_in = rr.ACC_SCALE[bits], rr.tanh_input_scale(bits, hq.scale)
     qmax = 2 ** b - 1
 
     def layer(i, xs, init, batch):

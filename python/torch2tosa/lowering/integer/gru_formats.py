@@ -9,7 +9,9 @@ error.
 Formats (recurrent_formats' docstring has those every cell shares), for activations of
 A = int8 (a8w8) or int16 (a16w8), with b = 7 or 15:
 
-    h, layer outputs       A, scale 2^(k-b), zero point 0: [-1, 1) (k = 0), no calibration;
+    h, layer outputs       A, scale 2^(k-b), zero point 0: [-1, 1) (k = 0), no calibration
+                           (quantization-aware training calibrates k <= 0 and trains the
+                           GRU to stay within +-2^k: schemes.TrainedStateObserver);
                            with h0 given, k >= 0 from calibration (the states h_t, t >= 1,
                            of every layer; one k for the op: h_n is one tensor): values
                            outside saturate
@@ -82,11 +84,9 @@ class GruFormats(Formats):
 
 
 def formats(bits: int, k: int = 0, zero_point: int = 0) -> GruFormats:
-    """The formats for `bits`-bit activations with the state at 2^(k-b), k >= 0 (n = tanh(.),
-    in the state's format, must hold [-1, 1])."""
-    if k < 0:
-        raise ValueError(f"GRU state scale {2.0 ** (k - bits + 1):.6g} is not 2^(k-{bits - 1}), "
-                         f"k >= 0")
+    """The formats for `bits`-bit activations with the state at 2^(k-b): k >= 0 holds
+    n = tanh(.) whole; k < 0 (a quantization-aware trained state, schemes.TrainedStateObserver)
+    saturates n and h at +-2^k, with the tanh input range narrowed by 2^k (Formats.tanh_range)."""
     return GruFormats(bits, k, zero_point)
 
 

@@ -54,7 +54,7 @@ from typing import Sequence
 import numpy as np
 
 from . import quant_math as qm
-from .recurrent_formats import (DirectionParams, Formats, Product, Projection, product,
+from .recurrent_formats import (TANH_RANGE, DirectionParams, Formats, Product, Projection, product,
                                 projection, table)
 
 # c's int32 scale: the product of two gates, i g, in MUL's result (int8: 2^-7 * 2^-7; int16:
@@ -65,6 +65,11 @@ CELL_SCALE = {8: 2.0 ** -14, 16: 2.0 ** -20}
 @dataclass(frozen=True)
 class LstmFormats(Formats):
     cell_boundary: float | None = None  # c0's and c_n's scale, c's calibrated range / 2^b
+
+    @property
+    def tanh_range(self) -> float:
+        """g's and tanh(c)'s: gates at 2^-b whatever h's format."""
+        return TANH_RANGE[self.bits]
 
     @property
     def raw_frac(self) -> int:

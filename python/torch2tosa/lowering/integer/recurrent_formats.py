@@ -12,7 +12,9 @@ Formats, for activations of A = int8 (a8w8) or int16 (a16w8), b = 7 or 15:
                         weights are requantized), so one per-channel RESCALE serves every row
     pre-activations     int32, scale S = 2^-16 (a8w8) or 2^-24 (a16w8)
     sigmoid input       A over +-4 (int8: 256 levels; |error| < 0.018) or +-8 (int16)
-    tanh input          A over +-2 (int8) or +-4 (int16)
+    tanh input          A over +-2 (int8) or +-4 (int16); where tanh's result is a state
+                        narrower than [-1, 1) (2^k, k < 0: a GRU's or RNN-tanh's state
+                        trained by quantization-aware training), over 2^k times that
     gates               A, scale 2^-b (int8 TABLE; the int16 TABLE's int32 result has 7
                         fractional bits more, 2^-(b+7))
 
@@ -86,8 +88,16 @@ class Formats:
         return SIGMOID_RANGE[self.bits] * self.gate_scale
 
     @property
+    def tanh_range(self) -> float:
+        """Where the tanh TABLE's input saturates. Its result is the state here (a GRU's n,
+        an RNN-tanh's h): a state narrower than +-1 (k < 0, 2^k) clips tanh at 2^k, so the
+        input range narrows with it and keeps its levels where tanh is not clipped (a
+        quantization-aware trained GRU takes such a state: docs/quantization.md)."""
+        return TANH_RANGE[self.bits] * 2.0 ** min(self.state_exponent, 0)
+
+    @property
     def tanh_in_scale(self) -> float:
-        return TANH_RANGE[self.bits] * self.gate_scale
+        return self.tanh_range * self.gate_scale
 
     @property
     def wide_accumulator(self) -> bool:
