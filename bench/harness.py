@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
+import torch
+
 import torch2tosa
 from torch2tosa import checking
 
@@ -26,6 +28,11 @@ def isolated(fn: Callable, *args, timeout: float = TIMEOUT_S):
     receiver, sender = ctx.Pipe(duplex=False)
 
     def child():
+        # One intra-op thread: the parent's OpenMP pool does not survive the fork, and a
+        # child that enters it waits forever (silero_vad_streaming's build ran its convs on
+        # two threads before the fork; its child hung in Conv1d). Timings are single-threaded
+        # anyway (the reference model, IREE on one thread).
+        torch.set_num_threads(1)
         sender.send(fn(*args))
 
     process = ctx.Process(target=child, daemon=True)
