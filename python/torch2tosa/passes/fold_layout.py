@@ -27,6 +27,12 @@ meets the NWC->NCW of the previous one:
                                                           into Linear)
             R(tile(expand(x)))      -> tile(x)            torch-mlir's `repeat`
 
+A transpose sinks only where that saves a layout op (`_sinking_pays`: its copies meet more
+layout ops than they stop at a conv or the return), or below an activation that is its
+value's only user; otherwise it stays where the lowering put it, which on Ethos-U is where
+it costs least (after a conv's output RESCALE). A unit reshape sinks through elementwise ops
+and reductions unconditionally, past a slice, pad or tile by the same rule.
+
 An operand that is a unit reshape whose inverse under a transpose moves only size-1 dims
 (a softmax's channel max/sum broadcast back as [N, 1, W]) is inverted for free: the
 inverse folds into its reshape.
@@ -185,18 +191,21 @@ def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
       at another layout op of L's kind, or a transpose's unit reshape (they compose, cancel
       or reorder), or at an n-ary op or concat whose other data operand has a layout of
       L's kind too (the two merge)                                          a MEET: -1 op
-      at a reduction after which a transpose L moves only size-1 dims (a reshape), or at a
-      matmul (a flatten into Linear)                                        a FOLD:  0 ops
-      anywhere else: a conv, the return, an op L cannot pass               a STOP: +1 op
+      at a reduction after which a transpose L moves only size-1 dims (a reshape), at a
+      matmul (a flatten into Linear), or, for a unit reshape, at the return  a FOLD:  0 ops
+      anywhere else: a conv, an op L cannot pass, the return of a transpose  a STOP: +1 op
 
     so L sinks when the meets pay for the copies that stop (MEET >= STOP: L itself is one
     op less). A sink that saves nothing would only carry L to another place, and on an NPU
     the place has a price (docs/ethos-u.md): a transpose right after a conv's output RESCALE
     is free on Ethos-U85 (a transposed write); a log_softmax over the channels of [N,1,W,C]
     pays a REDUCE_MAX over the C axis that costs Vela 5-10x one over W; a slice of a conv's
-    input is read in place on [N,1,W,C] but copied once sunk above the unit reshape or the
-    transpose. So such an L stays where the lowering put it. More than `MAX_LOOKAHEAD_OPS`
-    ops to look at: it sinks."""
+    input is read in place on [N,1,W,C] but copied once sunk above the unit reshape (the
+    batch rows then merge into Vela's H) or the transpose. So such an L stays where the
+    lowering put it. Asked for every transpose, and for a unit reshape at a slice, pad or
+    tile only: through elementwise ops and reductions a unit reshape sinks as it always did
+    (Vela fuses a chain of them only without a reshape inside). More than
+    `MAX_LOOKAHEAD_OPS` ops to look at: it sinks."""
     stack, seen, meets, stops = [(value, True)], set(), 0, 0
     while stack:
         v, same_rank = stack.pop()
@@ -240,6 +249,8 @@ def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) ->
         return None if layout_of(user.results[0]) is not None else STOP
     if name in SHAPED:
         return None
+    if name == "func.return" and lead.perms is None:
+        return FOLD  # a unit reshape costs nothing at the output, and chains fuse above it
     if name not in SINKABLE or not _layout_agnostic(user):
         return STOP
     if name in NARY or name == "tosa.concat":
@@ -294,9 +305,9 @@ def sink_layout(op, rewriter):
     if found is None:
         return NO_MATCH
     lead, builders, new_shape = found
-    alike = [v for v in moved if (layout_of(v).perms is None) == (lead.perms is None)]
-    if len(alike) < 2 and not _fused_activation(op, alike[0]) \
-            and not _sinking_pays(alike[0], lead):  # two alike merge into one
+    transposed = [v for v in moved if layout_of(v).perms is not None]
+    if lead.perms is not None and len(transposed) < 2 and not _fused_activation(
+            op, transposed[0]) and not _sinking_pays(transposed[0], lead):  # two merge into one
         return NO_MATCH
     attributes = {name: op.attributes[name] for name in op.attributes}
     if op.name in AXIS_OPS:
