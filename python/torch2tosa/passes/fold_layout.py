@@ -181,7 +181,10 @@ def _has_np_dtype(elem: ir.Type) -> bool:
         return False
 
 
-# --- whether a transpose is worth sinking ---------------------------------------------------------
+# --- whether a layout op is worth sinking -----------------------------------------------------
+
+
+MEET, FOLD, STOP = "meet", "fold", "stop"  # how a path ends (`_sinking_pays`)
 
 
 def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
@@ -224,8 +227,6 @@ def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
                 stack.append((user.results[0], rank_kept))
     return bool(seen) and meets >= stops
 
-
-MEET, FOLD, STOP = "meet", "fold", "stop"
 
 
 def _fused_activation(op: ir.Operation, value: ir.Value) -> bool:
