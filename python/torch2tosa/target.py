@@ -118,6 +118,10 @@ class Target:
     # form (`conv1d.integer_grouped_form`; measured in docs/quantization.md). None: the
     # reference model's forms, whose time follows the MACs.
     op_cost_macs: tuple[int, int] | None = None
+    # The channels the NPU's MAC array works on at a time: `integer_grouped_form` counts a
+    # conv's input and output channels as at least this many (Ethos-U55: a per-group conv of
+    # 4 -> 4 channels runs as long as one of 8 -> 8; docs/ethos-u.md). 1: plain MACs.
+    mac_channel_floor: int = 1
     # How a recurrence's int8 state times its recurrent weights is built at batch 1
     # (lowering/integer/recurrent_formats.product_form): "conv2d", a 1x1 CONV2D whose weights
     # are its constant, or "weights_matmul", a MATMUL of the constant weights by the state
@@ -191,7 +195,8 @@ TARGETS: dict[str, Target] = {
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
                select=False,
-               conv_stride_max=3, transpose_conv_stride_max=2, op_cost_macs=(75_000, 600_000)),
+               conv_stride_max=3, transpose_conv_stride_max=2, op_cost_macs=(15_000, 600_000),
+               mac_channel_floor=8),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3,
