@@ -112,12 +112,21 @@ class Target:
     # for H = 1); an integer transposed Conv1d with a larger stride s becomes one stride-1
     # conv2d with s*O output channels, one per phase of the output (`conv1d._by_phases`).
     transpose_conv_stride_max: int | None = None
+    # The largest conv2d width dilation the consumer runs as one op; convert-dilated-conv
+    # rewrites a 1D conv with a larger one as an undilated conv along H over W/d rows of d
+    # columns. None: every dilation is kept. Vela runs a dilation above 2 as d convs of about
+    # the undilated conv's cycles each (docs/ethos-u.md).
+    conv_dilation_max: int | None = None
     # What one more NPU op costs, in multiply-adds of Vela's cycle estimate, for int8 and for
     # int16 activations: a grouped Conv1d (1 < g < C) is one block-diagonal conv2d (g times
     # the MACs) when the MACs it adds cost less than the g - 1 more convs of the per-group
     # form (`conv1d.integer_grouped_form`; measured in docs/quantization.md). None: the
     # reference model's forms, whose time follows the MACs.
     op_cost_macs: tuple[int, int] | None = None
+    # The channels the NPU's MAC array works on at a time: `integer_grouped_form` counts a
+    # conv's input and output channels as at least this many (Ethos-U55: a per-group conv of
+    # 4 -> 4 channels runs as long as one of 8 -> 8; docs/ethos-u.md). 1: plain MACs.
+    mac_channel_floor: int = 1
     # How a recurrence's int8 state times its recurrent weights is built at batch 1
     # (lowering/integer/recurrent_formats.product_form): "conv2d", a 1x1 CONV2D whose weights
     # are its constant, or "weights_matmul", a MATMUL of the constant weights by the state
@@ -191,10 +200,11 @@ TARGETS: dict[str, Target] = {
                "Arm Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no control flow",
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
                select=False,
-               conv_stride_max=3, transpose_conv_stride_max=2, op_cost_macs=(75_000, 600_000)),
+               conv_stride_max=3, transpose_conv_stride_max=2, conv_dilation_max=2,
+               op_cost_macs=(15_000, 600_000), mac_channel_floor=8),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
-               accelerator="ethos-u85-256", conv_stride_max=3,
+               accelerator="ethos-u85-256", conv_stride_max=3, conv_dilation_max=2,
                op_cost_macs=(300_000, 600_000), state_product="weights_matmul",
                weights_matmul_min_width=96),
     )

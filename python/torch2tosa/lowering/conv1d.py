@@ -178,16 +178,24 @@ def grouped_form(spec: Conv1d) -> str:
     return PER_GROUP if spec.groups <= PER_GROUP_MAX else DEPTHWISE_SUM
 
 
-def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None) -> str:
+def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None,
+                         channel_floor: int = 1) -> str:
     """The form for an NPU where one more op costs `op_cost_macs` multiply-adds (None: the
     reference model's `grouped_form`). Block-diagonal when the MACs it adds cost less than
     the g - 1 more convs of the per-group form; never the depthwise sum, whose reduce_sum
-    over a non-channel axis costs Vela 10-40x either (docs/quantization.md)."""
+    over a non-channel axis costs Vela 10-40x either (docs/quantization.md).
+
+    The MACs count each conv's input and output channels as at least `channel_floor`: an
+    array that works on that many channels at a time (Ethos-U55: 8) spends as long on a
+    group of 4 -> 4 channels as on 8 -> 8, so the per-group form costs g N W' K max(O/g, f)
+    max(C/g, f) against the block-diagonal N W' K max(O, f) max(C, f)."""
     if op_cost_macs is None:
         return grouped_form(spec)
-    dense = spec.batch * spec.out_width * spec.out_channels * spec.in_channels * spec.kernel
-    added = dense - dense // spec.groups
-    return BLOCK_DIAGONAL if added < (spec.groups - 1) * op_cost_macs else PER_GROUP
+    g, f = spec.groups, channel_floor
+    positions = spec.batch * spec.out_width * spec.kernel
+    dense = positions * max(spec.out_channels, f) * max(spec.in_channels, f)
+    per_group = g * positions * max(spec.out_channels // g, f) * max(spec.in_channels // g, f)
+    return BLOCK_DIAGONAL if dense - per_group < (g - 1) * op_cost_macs else PER_GROUP
 
 
 def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None = None,

@@ -160,7 +160,8 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     costs = None if target is None else target.op_cost_macs
     cost = None if costs is None else costs[in_qp.int_type == "i16"]
     y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants, finish,
-                  grouped=integer_grouped_form(spec, cost),
+                  grouped=integer_grouped_form(spec, cost, 1 if target is None
+                                               else target.mac_channel_floor),
                   transposed_stride_max=None if target is None
                   else target.transpose_conv_stride_max)
     return from_nhwc(y, spec)

@@ -27,6 +27,12 @@ meets the NWC->NCW of the previous one:
                                                           into Linear)
             R(tile(expand(x)))      -> tile(x)            torch-mlir's `repeat`
 
+A transpose sinks only where that saves a layout op (`_sinking_pays`: its copies meet more
+layout ops than they stop at a conv or the return), or below an activation that is its
+value's only user; otherwise it stays where the lowering put it, which on Ethos-U is where
+it costs least (after a conv's output RESCALE). A unit reshape sinks through elementwise ops
+and reductions unconditionally, past a slice, pad or tile by the same rule.
+
 An operand that is a unit reshape whose inverse under a transpose moves only size-1 dims
 (a softmax's channel max/sum broadcast back as [N, 1, W]) is inverted for free: the
 inverse folds into its reshape.
@@ -75,10 +81,14 @@ AXIS_OPS = REDUCE + ("tosa.concat",)
 SHAPED = {"tosa.pad": ((1, 2, (0, 0)),),
           "tosa.slice": ((1, 1, (0,)), (2, 1, (1,))),
           "tosa.tile": ((1, 1, (1,)),)}
+# Unary ops an NPU applies in its producer's output stage (`_fused_activation`).
+ACTIVATIONS = ("tosa.clamp", "tosa.table", "tosa.sigmoid", "tosa.tanh", "tosa.erf")
 SINKABLE = frozenset(UNARY + NARY + AXIS_OPS + (TRANSPOSE, RESHAPE))
 # Operands after these counts are zero points / shifts / tables / multipliers, not data.
 DATA_OPERANDS = {"tosa.mul": 2, "tosa.negate": 1, "tosa.table": 1, "tosa.rescale": 1}
 MAX_CONSTANT_DEPTH = 6
+# Ops `_sinking_pays` visits before it gives up and lets the layout op sink (the old rule).
+MAX_LOOKAHEAD_OPS = 4096
 # Index arrays the tile fold simulates at compile time stay below this many elements.
 MAX_INDEX_ELEMENTS = 1 << 22
 
@@ -171,6 +181,92 @@ def _has_np_dtype(elem: ir.Type) -> bool:
         return False
 
 
+# --- whether a layout op is worth sinking -----------------------------------------------------
+
+
+MEET, FOLD, STOP = "meet", "fold", "stop"  # how a path ends (`_sinking_pays`)
+
+
+def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
+    """Whether sinking `value` = L(x) saves a layout op: L goes down every path through the
+    ops the pass sinks through, a copy per branch, and a path ends
+
+      at another layout op of L's kind, or a transpose's unit reshape (they compose, cancel
+      or reorder), or at an n-ary op or concat whose other data operand has a layout of
+      L's kind too (the two merge)                                          a MEET: -1 op
+      at a reduction after which a transpose L moves only size-1 dims (a reshape), at a
+      matmul (a flatten into Linear), or, for a unit reshape, at the return  a FOLD:  0 ops
+      anywhere else: a conv, an op L cannot pass, the return of a transpose  a STOP: +1 op
+
+    so L sinks when the meets pay for the copies that stop (MEET >= STOP: L itself is one
+    op less). A sink that saves nothing would only carry L to another place, and on an NPU
+    the place has a price (docs/ethos-u.md): a transpose right after a conv's output RESCALE
+    is free on Ethos-U85 (a transposed write); a log_softmax over the channels of [N,1,W,C]
+    pays a REDUCE_MAX over the C axis that costs Vela 5-10x one over W; a slice of a conv's
+    input is read in place on [N,1,W,C] but copied once sunk above the unit reshape (the
+    batch rows then merge into Vela's H) or the transpose. So such an L stays where the
+    lowering put it. Asked for every transpose, and for a unit reshape at a slice, pad or
+    tile only: through elementwise ops and reductions a unit reshape sinks as it always did
+    (Vela fuses a chain of them only without a reshape inside). More than
+    `MAX_LOOKAHEAD_OPS` ops to look at: it sinks."""
+    stack, seen, meets, stops = [(value, True)], set(), 0, 0
+    while stack:
+        v, same_rank = stack.pop()
+        for use in v.uses:
+            user = use.owner.operation
+            if user in seen:
+                continue
+            seen.add(user)
+            if len(seen) > MAX_LOOKAHEAD_OPS:
+                return True
+            end = _path_end(user, v, lead, same_rank)
+            meets += end == MEET
+            stops += end == STOP
+            if end is None:
+                rank_kept = same_rank and len(tb.shape_of(user.results[0])) == len(lead.dst)
+                stack.append((user.results[0], rank_kept))
+    return bool(seen) and meets >= stops
+
+
+
+def _fused_activation(op: ir.Operation, value: ir.Value) -> bool:
+    """An activation that is `value`'s only user: the layout op sinks below it whatever
+    follows, so that it stays next to the op producing `value`, into whose output stage
+    Vela fuses it (a conv's or an add's RESCALE, CLAMP, TABLE)."""
+    return op.name in ACTIVATIONS and len(list(value.uses)) == 1
+
+
+def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) -> str | None:
+    """How a path down from L(x) ends at `user`, reached through its operand `v`
+    (`_sinking_pays`): MEET, FOLD or STOP; None when L would sink on through it."""
+    name = user.name
+    if name == TRANSPOSE:
+        return MEET
+    if name == "tosa.matmul":
+        return FOLD
+    if name == RESHAPE:  # reshapes compose; a transpose passes a unit one (the reorders)
+        if lead.perms is None:
+            return MEET
+        return None if layout_of(user.results[0]) is not None else STOP
+    if name in SHAPED:
+        return None
+    if name == "func.return" and lead.perms is None:
+        return FOLD  # a unit reshape costs nothing at the output, and chains fuse above it
+    if name not in SINKABLE or not _layout_agnostic(user):
+        return STOP
+    if name in NARY or name == "tosa.concat":
+        n = DATA_OPERANDS.get(name, len(user.operands))
+        others = [w for w in list(user.operands)[:n] if w != v and not _is_constant_like(w)]
+        if any((layout := layout_of(w)) is not None
+               and (layout.perms is None) == (lead.perms is None) for w in others):
+            return MEET
+    if name in REDUCE and same_rank and lead.perms is not None:
+        source_shape = lead.invert_shape(tb.shape_of(user.results[0]))
+        if source_shape is not None and tb.moves_only_unit_dims(source_shape, lead.perms):
+            return FOLD
+    return None
+
+
 # --- sink -------------------------------------------------------------------------------------
 
 
@@ -210,6 +306,10 @@ def sink_layout(op, rewriter):
     if found is None:
         return NO_MATCH
     lead, builders, new_shape = found
+    transposed = [v for v in moved if layout_of(v).perms is not None]
+    if lead.perms is not None and len(transposed) < 2 and not _fused_activation(
+            op, transposed[0]) and not _sinking_pays(transposed[0], lead):  # two merge into one
+        return NO_MATCH
     attributes = {name: op.attributes[name] for name in op.attributes}
     if op.name in AXIS_OPS:
         axis = lead.map_axis(ir.IntegerAttr(attributes["axis"]).value)
@@ -234,6 +334,8 @@ def sink_layout_shaped(op, rewriter):
     x = op.operands[0]
     lead = layout_of(x)
     if lead is None or _is_constant_like(x) or len(list(x.uses)) != 1:
+        return NO_MATCH
+    if not _sinking_pays(x, lead):
         return NO_MATCH
     out_shape = tb.shape_of(op.result)
     new_shape = lead.invert_shape(out_shape)

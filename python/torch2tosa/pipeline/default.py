@@ -84,6 +84,8 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
     strided = ([f"convert-strided-conv{{{target}}}"]
                if options.target.conv_stride_max is not None else [])
+    strided += ([f"convert-dilated-conv{{{target}}}"]
+                if options.target.conv_dilation_max is not None else [])
     # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
     floats = [] if options.target.is_int else ["convert-int32-to-f32"]
     # Vela wants every graph output written by an op (an input returned as it is is not)

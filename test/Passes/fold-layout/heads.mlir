@@ -1,23 +1,27 @@
 // RUN: torch2tosa-opt %s --fold-layout --split-input-file | filecheck %s
 
-// COM: log_softmax/softmax over the channel axis: the max broadcast back as [N, 1, W] is a
-// COM: unit reshape, so the layout's inverse on it is free and the sub runs in N,1,W,C.
+// COM: log_softmax/softmax over the channel axis between two convs: the max broadcast back as
+// COM: [N, 1, W] is a unit reshape, so the layout's inverse on it is free, the sub runs in
+// COM: N,1,W,C and the transpose cancels against the next conv's (here its input's inverse).
+// COM: (Before an output, the transpose stays above the sub: no-fold.mlir.)
 // CHECK-LABEL: func.func @channel_reduce_broadcast
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x1x16x8xf32>)
 // CHECK:         %[[M:.*]] = tosa.reduce_max %[[X]] {axis = 3 : i32}
 // CHECK:         %[[S:.*]] = tosa.sub %[[X]], %[[M]] : (tensor<1x1x16x8xf32>, tensor<1x1x16x1xf32>) -> tensor<1x1x16x8xf32>
-// CHECK:         %[[R:.*]] = tosa.reshape %[[S]]
-// CHECK:         %[[T:.*]] = tosa.transpose %[[R]] {perms = array<i32: 0, 2, 1>}
-// CHECK:         return %[[T]]
-func.func @channel_reduce_broadcast(%arg0: tensor<1x1x16x8xf32>) -> tensor<1x8x16xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[S]]
+func.func @channel_reduce_broadcast(%arg0: tensor<1x1x16x8xf32>) -> tensor<1x1x16x8xf32> {
   %s3 = tosa.const_shape {values = dense<[1, 16, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s4 = tosa.const_shape {values = dense<[1, 1, 16, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %m3 = tosa.const_shape {values = dense<[1, 1, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %0 = tosa.reshape %arg0, %s3 : (tensor<1x1x16x8xf32>, !tosa.shape<3>) -> tensor<1x16x8xf32>
   %1 = tosa.transpose %0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xf32>) -> tensor<1x8x16xf32>
   %2 = tosa.reduce_max %arg0 {axis = 3 : i32} : (tensor<1x1x16x8xf32>) -> tensor<1x1x16x1xf32>
   %3 = tosa.reshape %2, %m3 : (tensor<1x1x16x1xf32>, !tosa.shape<3>) -> tensor<1x1x16xf32>
   %4 = tosa.sub %1, %3 : (tensor<1x8x16xf32>, tensor<1x1x16xf32>) -> tensor<1x8x16xf32>
-  return %4 : tensor<1x8x16xf32>
+  %5 = tosa.transpose %4 {perms = array<i32: 0, 2, 1>} : (tensor<1x8x16xf32>) -> tensor<1x16x8xf32>
+  %6 = tosa.reshape %5, %s4 : (tensor<1x16x8xf32>, !tosa.shape<4>) -> tensor<1x1x16x8xf32>
+  return %6 : tensor<1x1x16x8xf32>
 }
 
 // -----
@@ -35,53 +39,59 @@ func.func @broadcast_argument_not_inverted(%arg0: tensor<1x16x8xf32>, %arg1: ten
 
 // -----
 
-// COM: pad(T(x)) -> T(pad(x)) with the padding permuted: width (axis 2) becomes axis 1.
+// COM: pad(T(x)) -> T(pad(x)) with the padding permuted: width (axis 2) becomes axis 1; the
+// COM: transpose then cancels against its inverse (the next conv's layout).
 // CHECK-LABEL: func.func @pad_under_transpose
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x16x8xf32>
 // CHECK-DAG:     %[[PADS:.*]] = tosa.const_shape {values = dense<[0, 0, 2, 1, 0, 0]> : tensor<6xindex>}
 // CHECK:         %[[P:.*]] = tosa.pad %[[X]], %[[PADS]], %{{.*}} : (tensor<1x16x8xf32>, !tosa.shape<6>, tensor<1xf32>) -> tensor<1x19x8xf32>
-// CHECK:         %[[T:.*]] = tosa.transpose %[[P]] {perms = array<i32: 0, 2, 1>} : (tensor<1x19x8xf32>) -> tensor<1x8x19xf32>
-// CHECK:         return %[[T]]
-func.func @pad_under_transpose(%arg0: tensor<1x16x8xf32>, %pad_value: tensor<1xf32>) -> tensor<1x8x19xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[P]]
+func.func @pad_under_transpose(%arg0: tensor<1x16x8xf32>, %pad_value: tensor<1xf32>) -> tensor<1x19x8xf32> {
   %pads = tosa.const_shape {values = dense<[0, 0, 0, 0, 2, 1]> : tensor<6xindex>} : () -> !tosa.shape<6>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xf32>) -> tensor<1x8x16xf32>
   %1 = tosa.pad %0, %pads, %pad_value : (tensor<1x8x16xf32>, !tosa.shape<6>, tensor<1xf32>) -> tensor<1x8x19xf32>
-  return %1 : tensor<1x8x19xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<1x8x19xf32>) -> tensor<1x19x8xf32>
+  return %2 : tensor<1x19x8xf32>
 }
 
 // -----
 
-// COM: slice(R(x)) -> R(slice(x)): the unit axis R adds keeps start 0, size 1.
+// COM: slice(R(x)) -> R(slice(x)): the unit axis R adds keeps start 0, size 1; R then folds
+// COM: with the reshape back to rank 3.
 // CHECK-LABEL: func.func @slice_under_unit_reshape
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x16x8xf32>)
 // CHECK-DAG:     %[[START:.*]] = tosa.const_shape {values = dense<[0, 2, 0]> : tensor<3xindex>}
 // CHECK-DAG:     %[[SIZE:.*]] = tosa.const_shape {values = dense<[2, 11, 8]> : tensor<3xindex>}
 // CHECK:         %[[S:.*]] = tosa.slice %[[X]], %[[START]], %[[SIZE]] : (tensor<2x16x8xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x11x8xf32>
-// CHECK:         %[[R:.*]] = tosa.reshape %[[S]], %{{.*}} -> tensor<2x1x11x8xf32>
-// CHECK:         return %[[R]]
-func.func @slice_under_unit_reshape(%arg0: tensor<2x16x8xf32>) -> tensor<2x1x11x8xf32> {
+// CHECK-NOT:     tosa.reshape
+// CHECK:         return %[[S]]
+func.func @slice_under_unit_reshape(%arg0: tensor<2x16x8xf32>) -> tensor<2x11x8xf32> {
   %s4 = tosa.const_shape {values = dense<[2, 1, 16, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s3 = tosa.const_shape {values = dense<[2, 11, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %start = tosa.const_shape {values = dense<[0, 0, 2, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %size = tosa.const_shape {values = dense<[2, 1, 11, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %0 = tosa.reshape %arg0, %s4 : (tensor<2x16x8xf32>, !tosa.shape<4>) -> tensor<2x1x16x8xf32>
   %1 = tosa.slice %0, %start, %size : (tensor<2x1x16x8xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<2x1x11x8xf32>
-  return %1 : tensor<2x1x11x8xf32>
+  %2 = tosa.reshape %1, %s3 : (tensor<2x1x11x8xf32>, !tosa.shape<3>) -> tensor<2x11x8xf32>
+  return %2 : tensor<2x11x8xf32>
 }
 
 // -----
 
-// COM: tile(T(x)) -> T(tile(x)) with the multiples permuted.
+// COM: tile(T(x)) -> T(tile(x)) with the multiples permuted; T cancels against its inverse.
 // CHECK-LABEL: func.func @tile_under_transpose
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x16x8xf32>)
 // CHECK-DAG:     %[[M:.*]] = tosa.const_shape {values = dense<[1, 2, 1]> : tensor<3xindex>}
 // CHECK:         %[[TL:.*]] = tosa.tile %[[X]], %[[M]] : (tensor<1x16x8xf32>, !tosa.shape<3>) -> tensor<1x32x8xf32>
-// CHECK:         %[[T:.*]] = tosa.transpose %[[TL]] {perms = array<i32: 0, 2, 1>}
-// CHECK:         return %[[T]]
-func.func @tile_under_transpose(%arg0: tensor<1x16x8xf32>) -> tensor<1x8x32xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[TL]]
+func.func @tile_under_transpose(%arg0: tensor<1x16x8xf32>) -> tensor<1x32x8xf32> {
   %m = tosa.const_shape {values = dense<[1, 1, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xf32>) -> tensor<1x8x16xf32>
   %1 = tosa.tile %0, %m : (tensor<1x8x16xf32>, !tosa.shape<3>) -> tensor<1x8x32xf32>
-  return %1 : tensor<1x8x32xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<1x8x32xf32>) -> tensor<1x32x8xf32>
+  return %2 : tensor<1x32x8xf32>
 }
 
 // -----

@@ -71,3 +71,66 @@ func.func @flatten_is_not_a_layout(%arg0: tensor<2x16x4xf32>) -> tensor<2x64xf32
   %1 = tosa.clamp %0 {max_val = 6.0 : f32, min_val = 0.0 : f32} : (tensor<2x64xf32>) -> tensor<2x64xf32>
   return %1 : tensor<2x64xf32>
 }
+
+// -----
+
+// COM: A transpose with nothing below it to fold with stays where the lowering put it: a
+// COM: log_softmax over the channels before the output keeps the conv's NWC -> NCW transpose
+// COM: above it (Ethos-U: free after the conv, and the max is over W, not C; docs/ethos-u.md).
+// CHECK-LABEL: func.func @no_fold_below_stays
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x1x16x8xi8>)
+// CHECK:         %[[R:.*]] = tosa.reshape %[[X]]
+// CHECK:         %[[T:.*]] = tosa.transpose %[[R]] {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xi8>) -> tensor<1x8x16xi8>
+// CHECK:         %[[M:.*]] = tosa.reduce_max %[[T]] {axis = 1 : i32} : (tensor<1x8x16xi8>) -> tensor<1x1x16xi8>
+// CHECK:         tosa.cast %[[T]]
+// CHECK:         tosa.cast %[[M]]
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return
+func.func @no_fold_below_stays(%arg0: tensor<1x1x16x8xi8>) -> tensor<1x8x16xi32> {
+  %s3 = tosa.const_shape {values = dense<[1, 16, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %0 = tosa.reshape %arg0, %s3 : (tensor<1x1x16x8xi8>, !tosa.shape<3>) -> tensor<1x16x8xi8>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xi8>) -> tensor<1x8x16xi8>
+  %2 = tosa.reduce_max %1 {axis = 1 : i32} : (tensor<1x8x16xi8>) -> tensor<1x1x16xi8>
+  %3 = tosa.cast %1 : (tensor<1x8x16xi8>) -> tensor<1x8x16xi32>
+  %4 = tosa.cast %2 : (tensor<1x1x16xi8>) -> tensor<1x1x16xi32>
+  %5 = tosa.sub %3, %4 : (tensor<1x8x16xi32>, tensor<1x1x16xi32>) -> tensor<1x8x16xi32>
+  return %5 : tensor<1x8x16xi32>
+}
+
+// -----
+
+// COM: The slice a strided conv needs of its input stays on [N,1,W,C], between the unit
+// COM: reshape and the conv: sunk above them it would slice NCW's innermost axis, a copy.
+// CHECK-LABEL: func.func @conv_input_slice_stays
+// CHECK:         %[[T:.*]] = tosa.transpose %arg0
+// CHECK:         %[[R:.*]] = tosa.reshape %[[T]]
+// CHECK:         %[[S:.*]] = tosa.slice %[[R]]
+// CHECK:         tosa.conv2d %[[S]]
+func.func @conv_input_slice_stays(%arg0: tensor<4x8x64xi8>) -> tensor<4x1x31x8xi32> {
+  %w = "tosa.const"() <{values = dense<1> : tensor<8x1x3x8xi8>}> : () -> tensor<8x1x3x8xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s4 = tosa.const_shape {values = dense<[4, 1, 64, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %start = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[4, 1, 63, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<4x8x64xi8>) -> tensor<4x64x8xi8>
+  %1 = tosa.reshape %0, %s4 : (tensor<4x64x8xi8>, !tosa.shape<4>) -> tensor<4x1x64x8xi8>
+  %2 = tosa.slice %1, %start, %size : (tensor<4x1x64x8xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<4x1x63x8xi8>
+  %3 = tosa.conv2d %2, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 2>} : (tensor<4x1x63x8xi8>, tensor<8x1x3x8xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<4x1x31x8xi32>
+  return %3 : tensor<4x1x31x8xi32>
+}
+
+// -----
+
+// COM: An activation that is the transposed value's only user is passed all the same: the
+// COM: transpose goes below the clamp, which stays next to its producer (an NPU applies it
+// COM: in that op's output stage).
+// CHECK-LABEL: func.func @activation_passed
+// CHECK:         %[[C:.*]] = tosa.clamp %arg0
+// CHECK:         %[[T:.*]] = tosa.transpose %[[C]]
+// CHECK:         return %[[T]]
+func.func @activation_passed(%arg0: tensor<1x16x8xi8>) -> tensor<1x8x16xi8> {
+  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x8xi8>) -> tensor<1x8x16xi8>
+  %1 = tosa.clamp %0 {max_val = 127 : i8, min_val = -5 : i8} : (tensor<1x8x16xi8>) -> tensor<1x8x16xi8>
+  return %1 : tensor<1x8x16xi8>
+}

@@ -65,22 +65,26 @@ func.func @residual_add_same_layout(%arg0: tensor<2x16x4xf32>, %arg1: tensor<2x1
 // -----
 
 // COM: A residual add with the block input: the input's own inverse transpose (feeding the
-// COM: block, here a matmul) is reused, so add(T(y), x) costs no new transpose.
+// COM: block, here a matmul) is reused, so add(T(y), x) costs no new transpose; the next
+// COM: block's matmul reads the sum in the same layout, where the sunk transpose cancels.
 // CHECK-LABEL: func.func @residual_add_reuses_inverse
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x4x16xf32>)
 // CHECK:         %[[XT:.*]] = tosa.transpose %[[X]] {perms = array<i32: 0, 2, 1>}
 // CHECK:         %[[Y:.*]] = tosa.matmul %[[XT]]
 // CHECK:         %[[ADD:.*]] = tosa.add %[[Y]], %[[XT]]
-// CHECK:         %[[T:.*]] = tosa.transpose %[[ADD]] {perms = array<i32: 0, 2, 1>}
-// CHECK:         return %[[T]]
-func.func @residual_add_reuses_inverse(%arg0: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         %[[Z:.*]] = tosa.matmul %[[ADD]]
+// CHECK:         return %[[Z]]
+func.func @residual_add_reuses_inverse(%arg0: tensor<2x4x16xf32>) -> tensor<2x16x4xf32> {
   %w = "tosa.const"() <{values = dense<0.5> : tensor<2x4x4xf32>}> : () -> tensor<2x4x4xf32>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<2x4x16xf32>) -> tensor<2x16x4xf32>
   %1 = tosa.matmul %0, %w, %zp, %zp : (tensor<2x16x4xf32>, tensor<2x4x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x4xf32>
   %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<2x16x4xf32>) -> tensor<2x4x16xf32>
   %3 = tosa.add %2, %arg0 : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
-  return %3 : tensor<2x4x16xf32>
+  %4 = tosa.transpose %3 {perms = array<i32: 0, 2, 1>} : (tensor<2x4x16xf32>) -> tensor<2x16x4xf32>
+  %5 = tosa.matmul %4, %w, %zp, %zp : (tensor<2x16x4xf32>, tensor<2x4x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x4xf32>
+  return %5 : tensor<2x16x4xf32>
 }
 
 // -----
@@ -92,9 +96,9 @@ func.func @residual_add_reuses_inverse(%arg0: tensor<2x4x16xf32>) -> tensor<2x4x
 // CHECK:         %[[SHIFT:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi8>}>
 // CHECK:         %[[SCALE:.*]] = tosa.reshape %{{.*}} -> tensor<1x1x4xf32>
 // CHECK:         %[[MUL:.*]] = tosa.mul %[[X]], %[[SCALE]], %[[SHIFT]] : (tensor<2x16x4xf32>, tensor<1x1x4xf32>, tensor<1xi8>) -> tensor<2x16x4xf32>
-// CHECK:         %[[T:.*]] = tosa.transpose %[[MUL]]
-// CHECK:         return %[[T]]
-func.func @mul_constant_derived(%arg0: tensor<2x16x4xf32>) -> tensor<2x4x16xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[MUL]]
+func.func @mul_constant_derived(%arg0: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
   %c = "tosa.const"() <{values = dense<[1.0, 2.0, 4.0, 8.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %s = tosa.const_shape {values = dense<[1, 4, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -102,7 +106,8 @@ func.func @mul_constant_derived(%arg0: tensor<2x16x4xf32>) -> tensor<2x4x16xf32>
   %k = tosa.reshape %r, %s : (tensor<4xf32>, !tosa.shape<3>) -> tensor<1x4x1xf32>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<2x16x4xf32>) -> tensor<2x4x16xf32>
   %1 = tosa.mul %0, %k, %shift : (tensor<2x4x16xf32>, tensor<1x4x1xf32>, tensor<1xi8>) -> tensor<2x4x16xf32>
-  return %1 : tensor<2x4x16xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<2x4x16xf32>) -> tensor<2x16x4xf32>
+  return %2 : tensor<2x16x4xf32>
 }
 
 // -----
@@ -131,16 +136,17 @@ func.func @reduce_and_concat_axis(%arg0: tensor<2x16x4xf32>, %arg1: tensor<2x16x
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x16x4xf32>)
 // CHECK:         %[[SCALE:.*]] = tosa.reshape %{{.*}} -> tensor<1x1x4xf32>
 // CHECK:         %[[MAX:.*]] = tosa.maximum %[[SCALE]], %[[X]] : (tensor<1x1x4xf32>, tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
-// CHECK:         %[[T:.*]] = tosa.transpose %[[MAX]]
-// CHECK:         return %[[T]]
-func.func @constant_first(%arg0: tensor<2x16x4xf32>) -> tensor<2x4x16xf32> {
+// CHECK-NOT:     tosa.transpose
+// CHECK:         return %[[MAX]]
+func.func @constant_first(%arg0: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
   %c = "tosa.const"() <{values = dense<[1.0, 2.0, 4.0, 8.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
   %s = tosa.const_shape {values = dense<[1, 4, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %r = tosa.exp %c : (tensor<4xf32>) -> tensor<4xf32>
   %k = tosa.reshape %r, %s : (tensor<4xf32>, !tosa.shape<3>) -> tensor<1x4x1xf32>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<2x16x4xf32>) -> tensor<2x4x16xf32>
   %1 = tosa.maximum %k, %0 : (tensor<1x4x1xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
-  return %1 : tensor<2x4x16xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<2x4x16xf32>) -> tensor<2x16x4xf32>
+  return %2 : tensor<2x16x4xf32>
 }
 
 // -----
@@ -149,19 +155,20 @@ func.func @constant_first(%arg0: tensor<2x16x4xf32>) -> tensor<2x4x16xf32> {
 // COM: NWC conv): the max [1, 1, W] arrives through a unit reshape of [1, W, 1], and the
 // COM: inverse transpose would move only its size-1 dims, so the sub runs in NWC on a
 // COM: reshape of the reshape's source ([1, W, 1], no layout op added) and the transpose
-// COM: moves below it (the transpose leads though the reshaped operand comes first).
+// COM: moves below it (the transpose leads though the reshaped operand comes first), where
+// COM: it cancels against the next conv's layout.
 // CHECK-LABEL: func.func @broadcast_row_beside_transpose
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x16x4xi32>)
 // CHECK:         %[[MAX:.*]] = tosa.reduce_max %[[X]] {axis = 2 : i32} : (tensor<1x16x4xi32>) -> tensor<1x16x1xi32>
 // CHECK:         %[[D:.*]] = tosa.sub %[[MAX]], %[[X]] : (tensor<1x16x1xi32>, tensor<1x16x4xi32>) -> tensor<1x16x4xi32>
-// CHECK:         %[[T:.*]] = tosa.transpose %[[D]] {perms = array<i32: 0, 2, 1>}
 // CHECK-NOT:     tosa.transpose
-// CHECK:         return %[[T]]
-func.func @broadcast_row_beside_transpose(%arg0: tensor<1x16x4xi32>) -> tensor<1x4x16xi32> {
+// CHECK:         return %[[D]]
+func.func @broadcast_row_beside_transpose(%arg0: tensor<1x16x4xi32>) -> tensor<1x16x4xi32> {
   %s = tosa.const_shape {values = dense<[1, 1, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %m = tosa.reduce_max %arg0 {axis = 2 : i32} : (tensor<1x16x4xi32>) -> tensor<1x16x1xi32>
   %r = tosa.reshape %m, %s : (tensor<1x16x1xi32>, !tosa.shape<3>) -> tensor<1x1x16xi32>
   %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 1>} : (tensor<1x16x4xi32>) -> tensor<1x4x16xi32>
   %1 = tosa.sub %r, %0 : (tensor<1x1x16xi32>, tensor<1x4x16xi32>) -> tensor<1x4x16xi32>
-  return %1 : tensor<1x4x16xi32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1>} : (tensor<1x4x16xi32>) -> tensor<1x16x4xi32>
+  return %2 : tensor<1x16x4xi32>
 }

@@ -8,7 +8,9 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
     add/sub   a32 = RESCALE(a - za, sa / (2 s) * 2^k), b32 likewise, s = max(sa, sb)
               y = RESCALE(a32 +- b32, 2 s / (2^k sy)) + zy       (k = 20 bits of headroom for
               int8, 15 for int16, as TFLite and ExecuTorch do; a float constant operand, or
-              the number of add.Scalar / sub.Scalar, is folded into an int32 constant)
+              the number of add.Scalar / sub.Scalar, is folded into an int32 constant);
+              operands at one scale (x - max(x)): s = sa, k = 1, the same integers
+              (`_common_scale`)
     mul       y = RESCALE((a - za) * (b - zb), sa sb / sy) + zy; by a constant c: c as int32
               (its integers exactly: a 0/1 mask); by a boolean computed from the inputs:
               CAST bool -> int32 and MUL
@@ -113,8 +115,7 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
         operands.append(("const", data) if data is not None else
                         ("int",) + quantized_operand(value, what))
     quantized = [o[2] for o in operands if o[0] == "int"]
-    bits = min(HEADROOM_BITS[qp.int_type] for qp in quantized)
-    common = 2 * max(qp.scalar_scale for qp in quantized) / 2**bits  # the int32 domain's scale
+    common = _common_scale(quantized, len(quantized) == len(operands), out)
     terms = []
     for o in operands:
         if o[0] == "const":
@@ -128,6 +129,25 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
             terms.append(_same_rank(_to_int32(x, qp, qp.scalar_scale / common, what), rank))
     acc = (tb.add if kind == "add" else tb.sub)(terms[0], terms[1])
     return _from_int32(acc, common / out.scalar_scale, out, what)
+
+
+def _common_scale(quantized: list[QParams], all_quantized: bool, out: QParams) -> float:
+    """The scale of an add/sub's int32 domain. Operands at one scale s (a softmax's x - max(x),
+    whose max shares x's parameters) add exactly at s itself: the inputs' RESCALEs are
+    identities (the zero point removed) and the output's has the same multiplier as with
+    2^k of headroom and a shift k smaller, so SINGLE_ROUND gives the same integers; Vela
+    then runs RESCALE, SUB, RESCALE as one elementwise op on the Ethos-U55 (docs/ethos-u.md).
+    Otherwise 2 max(s) / 2^k, k bits of headroom (`HEADROOM_BITS`)."""
+    scales = {qp.scalar_scale for qp in quantized}
+    if all_quantized and len(scales) == 1:
+        (scale,) = scales
+        try:
+            qm.rescale_params(scale / out.scalar_scale)
+            return scale
+        except qm.ScaleError:  # a ratio a RESCALE cannot express without the headroom
+            pass
+    bits = min(HEADROOM_BITS[qp.int_type] for qp in quantized)
+    return 2 * max(scales) / 2**bits
 
 
 def _number(value: ir.Value, what: str) -> np.ndarray | None:
