@@ -39,6 +39,13 @@ def make_model():
 '''
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT as a terminal delivers it. A runner started in the
+    background (`cmd &` in a script) ignores SIGINT, its children inherit that, and Python
+    installs no KeyboardInterrupt handler for a signal ignored at start-up."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(*args, cwd=None):
     return subprocess.run([*COMPILE, *args], capture_output=True, text=True, cwd=cwd)
 
@@ -187,7 +194,8 @@ def test_cli_compile_interrupted_exits_130_without_output(tmp_path):
     model_file.write_text(SLOW_GRU_MODEL)
     out = tmp_path / "out"
     process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_default_sigint)
     first_progress = process.stderr.readline()
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
@@ -246,7 +254,8 @@ def test_opt_output_to_a_directory_is_a_one_line_error(tmp_path):
 def test_opt_interrupted_exits_130_without_output(tmp_path):
     """Ctrl-C while the driver waits for its input on stdin."""
     process = subprocess.Popen([*OPT, "--canonicalize", "-o", str(tmp_path / "out.mlir")],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_default_sigint)
     process.stdin.write(SIGMOID_MLIR.encode())
     process.stdin.flush()
     try:

@@ -85,6 +85,16 @@ def _codes(value: torch.Tensor, q, bits: int) -> np.ndarray:
     return (np.round(v.numpy().astype(np.float64) / q.scale) + q.zero_point).astype(np.int64)
 
 
+def _trained_step_results(qat, inputs) -> list[np.ndarray]:
+    """The QAT model's results on `inputs` after one SGD step on them, observers frozen."""
+    optimizer = torch.optim.SGD(qat.parameters(), 0.1)
+    sum(r.square().mean() for r in qat(*inputs)).backward()
+    optimizer.step()
+    _frozen(qat)
+    with torch.no_grad():
+        return [r.numpy() for r in qat(*inputs)]
+
+
 def _integer_cell(kind, scheme, layers, bias, batch_first, options):
     """(QAT model after a training step, frozen; its results on x; the reference's results
     on the converted model's op, as (codes, scale, zero point) of the QAT results)."""
@@ -93,12 +103,7 @@ def _integer_cell(kind, scheme, layers, bias, batch_first, options):
     model = Sequence(kind, layers, bias, batch_first, "bidirectional" in options,
                      "proj" in options, "narrow" in options)
     qat = torch2tosa.prepare_qat(model, inputs, scheme)
-    optimizer = torch.optim.SGD(qat.parameters(), 0.1)
-    sum(r.square().mean() for r in qat(*inputs)).backward()
-    optimizer.step()
-    _frozen(qat)
-    with torch.no_grad():
-        simulated = [r.numpy() for r in qat(*inputs)]
+    simulated = _trained_step_results(qat, inputs)
     op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind)
     quants = [op.x, *(op.initial[name] for name in ("h0", "c0")[:len(inputs) - 1])]
     codes = [_codes(v, q, op.bits) for v, q in zip(inputs, quants)]
@@ -209,12 +214,7 @@ def test_qat_recurrent_cell_is_the_integer_cell(kind, scheme, bias, given):
     inputs = _inputs(kind, 1, True, "h0" if given else "", batch=3, steps=1)
     inputs = (inputs[0][:, 0], *(s[0] for s in inputs[1:]))
     qat = torch2tosa.prepare_qat(OneCell(kind, bias), inputs, scheme)
-    optimizer = torch.optim.SGD(qat.parameters(), 0.1)
-    sum(r.square().mean() for r in qat(*inputs)).backward()
-    optimizer.step()
-    _frozen(qat)
-    with torch.no_grad():
-        simulated = [r.numpy() for r in qat(*inputs)]
+    simulated = _trained_step_results(qat, inputs)
     op = recurrent_reference.read_pt2e(torch2tosa.convert_qat(qat), kind, cell=True)
     quants = [op.x, *(op.initial[name] for name in ("h0", "c0")[:len(inputs) - 1])]
     codes = [_codes(v, q, op.bits)[None] for v, q in zip(inputs, quants)]
