@@ -175,6 +175,7 @@ class PendingFlatbuffer:
 
     def __init__(self, module: ir.Module, declare_target: str | None = None,
                  piece_ops: int = flatbuffer_pieces.PIECE_OPS):
+        self._cancelled = False  # cancel() kills the translators: no crash to report
         self._tmp = tempfile.TemporaryDirectory(prefix="torch2tosa-serialize-")
         self._processes: list[tuple[subprocess.Popen, Path, Path]] = []
         try:
@@ -208,6 +209,8 @@ class PendingFlatbuffer:
         try:
             for process, mlir, fb in self._processes:
                 _, stderr = process.communicate()
+                if self._cancelled:  # killed by cancel(): nothing to report, nothing to keep
+                    return
                 if process.returncode < 0:  # killed by a signal: the translator crashed
                     raise SerializationError(native.crash_message(
                         "tosa-opt", -process.returncode, _translator_reproducer(process, mlir)))
@@ -251,6 +254,7 @@ class PendingFlatbuffer:
 
     def cancel(self) -> None:
         """Stops the translators (those still running) and removes their files."""
+        self._cancelled = True
         for process, _, _ in self._processes:
             if process.poll() is None:
                 process.kill()
