@@ -56,7 +56,8 @@ from ._quiet import copy_graph_module, torchao_quiet
 from .qat_cells import SIMULATED, fake_quant_recurrence
 from .qat_recurrence import Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
-from .quantizer import RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme
+from .quantizer import (RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme,
+                        initial_states, is_projected, params_per_group)
 from .schemes import Scheme, trained_state
 
 aten = torch.ops.aten
@@ -207,21 +208,6 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
                 f"torch2tosa.quantize")
 
 
-def _states(node: torch.fx.Node) -> list:
-    hx = node.args[1]
-    return list(hx) if isinstance(hx, (list, tuple)) else [hx]
-
-
-def _per_group(node: torch.fx.Node) -> int:
-    """Parameters per (layer, direction): w_ih, w_hh[, b_ih, b_hh][, w_hr]."""
-    params, _, layers = node.args[2:5]
-    return len(params) // (layers * (2 if node.args[7] else 1))
-
-
-def _projected(node: torch.fx.Node) -> bool:
-    return node.target == aten.lstm.input and _per_group(node) in (3, 5)
-
-
 def _zero_fill(node) -> bool:
     from .quantizer import _zero_fill as zero_fill
 
@@ -250,17 +236,17 @@ def _quantizers(prepared: torch.fx.GraphModule, node: torch.fx.Node) -> Quantize
     if node.target in RECURRENT_CELL_OPS:
         pairs = [node.args[2:4]]
     else:
-        params, per = node.args[2], _per_group(node)
-        pairs = [params[g:g + 2] + ([params[g + per - 1]] if _projected(node) else [])
+        params, per = node.args[2], params_per_group(node)
+        pairs = [params[g:g + 2] + ([params[g + per - 1]] if is_projected(node) else [])
                  for g in range(0, len(params), per)]
     weights = [tuple(_fake_quantizer(prepared, w) for w in ws) for ws in pairs]
-    states = _states(node)
+    states = initial_states(node.args[1])
     initial = [None if _zero_fill(s.args[0] if _is_module(s) else s)
                else _fake_quantizer(prepared, s) for s in states]
     state = cell = None
     if kind == "lstm":
         cell = _fake_quantizer(prepared, states[1])
-    if kind in ("rnn_relu", "gru", "rnn_tanh") or (kind == "lstm" and _projected(node)):
+    if kind in ("rnn_relu", "gru", "rnn_tanh") or is_projected(node):
         h_results = [item for item in node.users if item.target is operator.getitem] or [node]
         state = next((prepared.get_submodule(u.target) for r in h_results for u in r.users
                       if _is_module(u)), None)

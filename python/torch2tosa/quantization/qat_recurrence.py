@@ -23,6 +23,7 @@ from torchao.quantization.pt2e import FakeQuantize
 
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer.recurrent_formats import Formats, shared_weights, table, uses_conv
+from .quantizer import initial_states
 from .recurrent_calibration import show_layer_states
 
 
@@ -230,7 +231,7 @@ class FakeQuantRecurrence(nn.Module):
     def forward(self, x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first):
         q = self.quantizers
-        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        states = initial_states(hx)
         self._observe((x, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                        batch_first))
         fmt = self._formats()

@@ -259,14 +259,12 @@ class TosaQuantizer(Quantizer):
     def _annotate_recurrent(self, node: Node, kind: str) -> None:
         """aten.<kind>.input(x, hx, params, has_biases, num_layers, ..., bidirectional, ...)
         -> (output, h_n[, c_n]) via getitems; an LSTM's hx is [h0, c0]."""
-        x, hx, params, has_biases, layers = node.args[:5]
-        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        x, hx, params = node.args[:3]
+        states = initial_states(hx)
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
         inputs = self._recurrent_inputs(x, states, kind)
-        groups = layers * (2 if node.args[7] else 1)
-        per_group = len(params) // groups  # w_ih, w_hh[, b_ih, b_hh][, w_hr]
-        projected = kind == "lstm" and per_group == (5 if has_biases else 3)
+        per_group, projected = params_per_group(node), is_projected(node)
         weights = {0, 1, per_group - 1} if projected else {0, 1}
         for i, w in enumerate(params):
             if i % per_group in weights and isinstance(w, Node) and _is_float(w):
@@ -280,7 +278,7 @@ class TosaQuantizer(Quantizer):
         """aten.<kind>_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h' (an LSTM's: (h', c') via
         getitems, hx = [h, c]): one step of one layer."""
         x, hx, w_ih, w_hh = node.args[:4]
-        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        states = initial_states(hx)
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
         inputs = self._recurrent_inputs(x, states, kind)
@@ -523,6 +521,24 @@ def _underflow(act) -> float:
     """How far below the max a masked softmax's bottom code lies: exp of it rounds to 0 at
     exp's scale (1/255, or 1/32767 for int16), with half a unit to spare."""
     return math.log(2 / _fixed_spec(act, 1.0).scale) + 0.5
+
+
+def initial_states(hx) -> list:
+    """A recurrent op's `hx` as a list: an LSTM's [h0, c0], any other's [h0]."""
+    return list(hx) if isinstance(hx, (list, tuple)) else [hx]
+
+
+def params_per_group(node: Node) -> int:
+    """Parameters per (layer, direction) of aten.<kind>.input: w_ih, w_hh[, b_ih, b_hh]
+    [, an LSTM's w_hr]."""
+    params, layers = node.args[2], node.args[4]
+    return len(params) // (layers * (2 if node.args[7] else 1))
+
+
+def is_projected(node: Node) -> bool:
+    """An aten.lstm.input with proj_size: its groups end with w_hr."""
+    return (node.target == aten.lstm.input
+            and params_per_group(node) == (5 if node.args[3] else 3))
 
 
 # a zero initial state (PyTorch's default h0): left unobserved, as the lowering skips it
