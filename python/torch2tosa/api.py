@@ -562,6 +562,9 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
         return quantized
     calib = items[:report.calibration_items]  # the items the choice was calibrated on
     for choice in amp.CYCLE_LABELS:
+        if choice == "a8w8" and not report.int16_layers:  # the choice is all-a8w8
+            report.vela_cycles[choice] = report.vela_cycles["auto"]
+            continue
         try:
             chosen = quantized if choice == "auto" else quantize_(model, calib, choice,
                                                                   progress=False)
