@@ -82,13 +82,14 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     validation = ["verify-no-int64", f"tosa-attach-target{{{attach}}}",
                   "tosa-validate{strict-op-spec-alignment}"]
     environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
-    strided = ([f"convert-strided-conv{{{target}}}"]
-               if options.target.conv_stride_max is not None else [])
-    strided += ([f"convert-dilated-conv{{{target}}}"]
-                if options.target.conv_dilation_max is not None else [])
+    # convolutions the target runs badly: strides, dilations above its limits
+    conv_rewrites = ([f"convert-strided-conv{{{target}}}"]
+                     if options.target.conv_stride_max is not None else [])
+    conv_rewrites += ([f"convert-dilated-conv{{{target}}}"]
+                      if options.target.conv_dilation_max is not None else [])
     # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
     floats = [] if options.target.is_int else ["convert-int32-to-f32"]
     # Vela wants every graph output written by an op (an input returned as it is is not)
     copies = ["insert-output-copies"] if options.target.accelerator is not None else []
-    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *strided, CLEANUP,
+    return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *conv_rewrites, CLEANUP,
             *copies, *(validation if options.validate else []), environment]
