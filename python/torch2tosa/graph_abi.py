@@ -104,7 +104,10 @@ class SequenceIO:
     does not read the model input directly sees, after the input's end, what the layers
     before it make of zero hops where the whole-sequence model pads it with zeros. Without one
     (axis None), an input is the same every hop and an output is read `late` hops after the
-    last input hop (when the recurrences it comes from have seen the last frame)."""
+    last input hop (when the recurrences it comes from have taken in their last frame: < 0
+    when their input ends before the model input does, e.g. after 'valid' convolutions);
+    `tail` 1 says that no hop holds it exactly (the last frame falls inside a hop, whose
+    later frames the recurrence takes in too, or it follows a lookahead layer's tail)."""
 
     index: int
     axis: int | None
@@ -191,7 +194,7 @@ class StreamingABI:
         states = [initial(i) for i in range(len(self.states))] if fresh else list(state)
         if not fresh:
             self._check_states(states)
-        extra = max((self._extra_hops(o, hops) for o in self.outputs), default=0) if fresh else 0
+        extra = max([0] + [self._extra_hops(o) for o in self.outputs]) if fresh else 0
         collected: list[list] = [[] for _ in self.outputs]
         final = states
         for h in range(hops + extra):
@@ -211,7 +214,7 @@ class StreamingABI:
         outputs = []
         for parts, o in zip(collected, self.outputs):
             if o.axis is None:
-                outputs.append(parts[min(hops - 1 + (o.late if fresh else 0), len(parts) - 1)])
+                outputs.append(parts[hops - 1 + (o.late if fresh else 0)])
                 continue
             whole = _concat(parts, o.axis)
             if fresh:
@@ -219,6 +222,24 @@ class StreamingABI:
                 whole = take(whole, o.axis, o.delay, o.delay + length)
             outputs.append(whole)
         return outputs, final
+
+    def exact_part(self, k: int, value):
+        """What of output `k` of a fresh stream (`run`) must equal the whole-sequence model:
+        all of it but its inexact `tail` (frames along time; a value read late that no hop
+        holds exactly: None)."""
+        o = self.outputs[k]
+        if not o.tail:
+            return value
+        if o.axis is None:
+            return None
+        return take(value, o.axis, 0, value.shape[o.axis] - o.tail)
+
+    def inexact(self) -> list[str]:
+        """Each output a fresh stream does not give exactly as the whole-sequence model
+        (`exact_part`), in words."""
+        return [f"output {o.index}: " + (f"its last {o.tail} frame(s)" if o.axis is not None
+                                         else "the state after the sequence's last frame")
+                for o in self.outputs if o.tail]
 
     def hops(self, inputs: Sequence) -> int:
         """How many hops whole-sequence `inputs` make (an error if they make no whole number)."""
@@ -242,7 +263,7 @@ class StreamingABI:
             raise Torch2TosaError("stream() needs at least one hop of input")
         return counts.pop()
 
-    def _extra_hops(self, o: SequenceIO, hops: int) -> int:
+    def _extra_hops(self, o: SequenceIO) -> int:
         if o.axis is None:
             return o.late
         missing = o.delay + o.offset

@@ -58,11 +58,40 @@ class Builder:
         self.env: dict[Node, Node] = {}
         self.seq: dict[Node, Seq | list | None] = {}
         self.items: dict[Node, list[Node]] = {}  # multi-result nodes: their getitems, made
-        self.late: dict[Node, int] = {}  # values without time: hops after the last input hop
+        # values without time read after a recurrence's last frame (`late_after`): the hop,
+        # counted from the last input hop, and those that no hop holds exactly
+        self.late: dict[Node, int] = {}
+        self.inexact: set[Node] = set()
         self.states: list[_State] = []
         self.inputs: list[Node] = []
         self.last_placeholder: Node | None = None
         self.sequence_length: int | None = None
+
+    # --- values read after the sequence's end (an h_n) -----------------------------------
+
+    def late_after(self, node: Node, s: Seq) -> None:
+        """`node` is read once a recurrence over `s` has taken in its last frame: hop
+        ceil((D + offset) / F) counted from the last input hop (offset = L - hops*F, the
+        whole-sequence length L of `s` against the input's hops; < 0 when the recurrence's
+        input ends before the input does, e.g. after 'valid' convolutions). The state after
+        that hop is the whole-sequence model's only when the last frame ends the hop and
+        no frame before it is a lookahead layer's inexact `tail`; otherwise it is marked
+        inexact (SequenceIO.tail), never silently wrong."""
+        hops = self.sequence_length // self.hop
+        end = s.delay + s.length - hops * s.frames
+        self.late[node] = -(-end // s.frames)
+        if end % s.frames or s.tail:
+            self.inexact.add(node)
+
+    def late_from(self, node: Node, operands) -> None:
+        """`node` computed from values read late: read at the latest of their hops, exact
+        only when they are all read at the same hop (an earlier one has moved on by then)."""
+        lates = {self.late[a] for a in operands if a in self.late}
+        if not lates:
+            return
+        self.late[node] = max(lates)
+        if len(lates) > 1 or any(a in self.inexact for a in operands):
+            self.inexact.add(node)
 
     # --- emitting -------------------------------------------------------------------------
 
@@ -188,7 +217,8 @@ class Builder:
                                                                         s.frames)))
             else:
                 new = self.env[leaf]
-                specs.append(graph_abi.SequenceIO(i, None, late=self.late.get(leaf, 0)))
+                specs.append(graph_abi.SequenceIO(i, None, late=self.late.get(leaf, 0),
+                                                  tail=int(leaf in self.inexact)))
             outputs.append(new)
         missing = [s.layer for s in self.states if s.output is None]
         assert not missing, missing

@@ -88,7 +88,7 @@ class RecurrentRules:
         self.items[node] = results
         out = Seq(s.axis, s.frames, shape(x)[s.axis], s.delay, tail=s.tail)
         self.seq[node] = [out] + [None] * len(hxs)
-        self.late[node] = s.delay // s.frames
+        self.late_after(node, s)
 
     def _cell(self, node: Node) -> None:
         raise StreamingError(node, f"a {nd.CELL_OPS[target_of(node)]} applied to a value along "
@@ -118,7 +118,7 @@ class RecurrentRules:
                    if isinstance(self.seq.get(a), (Frame, Step))}
         self.env[node] = self._copy(node, replace)
         self.seq[node] = None
-        self.late[node] = max(self.late.get(a, 0) for a in replace)
+        self.late_from(node, list(replace))
 
     def _last_state(self, user: Node, value: Node) -> Node:
         """The step graph's value for `value`, a Step read outside the loop: only the state
@@ -135,7 +135,7 @@ class RecurrentRules:
             raise StreamingError(user, f"reads the recurrence's state at frame {found.t} of "
                                  f"{chain.length}, in the middle of the sequence", "read every "
                                  "frame's output (stacked) or the state after the last frame")
-        self.late[value] = chain.seq.delay // chain.seq.frames
+        self.late_after(value, chain.seq)
         return chain.results[-1][0 if found.item is None else found.item]
 
     def _loop_cell(self, node: Node) -> None:
@@ -225,4 +225,4 @@ class RecurrentRules:
         value = s[index] if isinstance(s, list) else None
         self._set(node, new, value)
         if value is None:
-            self.late[node] = self.late.get(parent, 0)
+            self.late_from(node, [parent])

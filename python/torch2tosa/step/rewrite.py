@@ -82,7 +82,7 @@ class StepBuilder(WindowRules, RecurrentRules, FramewiseRules, Builder):
         if not times:
             self.env[node] = self._copy(node)
             self.seq[node] = None
-            self.late[node] = max((self.late.get(a, 0) for a in node_args(node)), default=0)
+            self.late_from(node, node_args(node))
             return
         handler = self._handler(target)
         if handler is None:
