@@ -17,7 +17,8 @@ import torch.nn.functional as F
 from hypothesis import strategies as st
 from torch import nn
 
-PADDINGS = ("causal", "valid", "same", "symmetric")
+# causal: F.pad on the left; chomp: a TCN's symmetric padding with the right part sliced off
+PADDINGS = ("causal", "valid", "same", "symmetric", "chomp")
 HEADS = ("gru", "lstm", "rnn", "gru_cell", "lstm_cell", "none")
 
 
@@ -40,7 +41,7 @@ class StreamSpec:
     channels: int
     frames: int  # whole-sequence input frames (a multiple of the total stride)
     convs: tuple[ConvSpec, ...]
-    norm: str  # "layer_norm" over channels, "rms" (mean of squares over channels), "none"
+    norm: str  # over channels: "layer_norm", "rms" (mean of squares), "var" (torch.var), "none"
     head: str  # HEADS
     hidden: int
     seed: int
@@ -63,7 +64,8 @@ class _Conv(nn.Module):
     def __init__(self, c: int, spec: ConvSpec):
         super().__init__()
         self.spec = spec
-        padding = {"same": "same", "symmetric": spec.span() // 2}.get(spec.padding, 0)
+        padding = {"same": "same", "symmetric": spec.span() // 2,
+                   "chomp": spec.span() - 1}.get(spec.padding, 0)
         self.conv = nn.Conv1d(c, spec.out_channels, spec.kernel, stride=spec.stride,
                               dilation=spec.dilation, padding=padding,
                               groups=c if spec.depthwise else 1)
@@ -72,6 +74,8 @@ class _Conv(nn.Module):
         if self.spec.padding == "causal":
             x = F.pad(x, (max(0, self.spec.span() - self.spec.stride), 0))
         y = self.conv(x)
+        if self.spec.padding == "chomp" and self.spec.span() > 1:
+            y = y[..., :-(self.spec.span() - 1)]
         return {"relu": torch.relu, "tanh": torch.tanh}.get(self.spec.activation, lambda v: v)(y)
 
 
@@ -96,6 +100,9 @@ class _Model(nn.Module):
             y = self.norm(y)
         elif self.spec.norm == "rms":
             y = y * torch.rsqrt((y * y).mean(dim=2, keepdim=True) + 1e-3)
+        elif self.spec.norm == "var":
+            y = (y - y.mean(2, keepdim=True)) / torch.sqrt(
+                torch.var(y, dim=2, keepdim=True, unbiased=False) + 1e-3)
         if self.rnn is not None:
             out, state = self.rnn(y)
             return (out, *state) if isinstance(state, tuple) else (out, state)
@@ -118,7 +125,7 @@ class _Model(nn.Module):
 @st.composite
 def conv_spec(draw, channels: int) -> ConvSpec:
     stride = draw(st.sampled_from((1, 1, 2)))
-    padding = draw(st.sampled_from(PADDINGS if stride == 1 else PADDINGS[:2] + PADDINGS[3:]))
+    padding = draw(st.sampled_from(PADDINGS if stride == 1 else ("causal", "valid", "symmetric")))
     depthwise = draw(st.booleans())
     return ConvSpec(out_channels=channels if depthwise else draw(st.integers(2, 6)),
                     kernel=draw(st.integers(1, 4)), stride=stride,
@@ -138,6 +145,6 @@ def stream_specs(draw, heads=HEADS, max_convs: int = 3) -> StreamSpec:
     frames = stride * draw(st.integers(6, 12)) + stride * 2 * sum(
         conv.span() for conv in convs)  # long enough for every 'valid' conv
     return StreamSpec(channels, frames, tuple(convs),
-                      draw(st.sampled_from(("none", "layer_norm", "rms"))),
+                      draw(st.sampled_from(("none", "layer_norm", "rms", "var"))),
                       draw(st.sampled_from(heads)), draw(st.integers(2, 6)),
                       draw(st.integers(0, 2**16)))

@@ -111,6 +111,39 @@ class ConvStackGruState(nn.Module):
         return out, h
 
 
+class PerFrame(nn.Module):
+    """A conv, then a per-frame op over channels that streams as it is (`kind`): Conv-TasNet's
+    cumulative layer norm with torch.var after a TCN chomp, a speaker encoder's vector norm,
+    DeepFilterNet's grouped linear as an einsum with a constant weight, an FSMN-style
+    nn.Unfold with a kernel of 1 along time; or one that cannot stream (`*_time`)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.conv = nn.Conv1d(4, 6, 3, padding=2)
+        self.gamma = nn.Parameter(torch.rand(1, 6, 1) + 0.5)
+        self.w = nn.Parameter(torch.randn(2, 3, 5))
+
+    def forward(self, x):
+        y = self.conv(x)[..., :-2]  # chomp: causal
+        if self.kind == "var":
+            var = torch.var(y, dim=1, keepdim=True, unbiased=False)
+            return self.gamma * (y - y.mean(1, keepdim=True)) / torch.pow(var + 1e-8, 0.5)
+        if self.kind == "std":
+            return y / (torch.std(y, dim=1, keepdim=True) + 1e-3)
+        if self.kind == "vector_norm":
+            return y / torch.linalg.vector_norm(y, dim=1, keepdim=True)
+        if self.kind == "einsum":
+            return torch.einsum("btgi,gih->btgh", y.transpose(1, 2).reshape(1, -1, 2, 3), self.w)
+        if self.kind == "einsum_time":
+            return torch.einsum("bct,bcs->bts", y, y)
+        if self.kind == "unfold":
+            return F.unfold(y.unsqueeze(1), (6, 1))
+        if self.kind == "unfold_time":
+            return F.unfold(y.unsqueeze(1), (6, 2))
+        return y[..., ::2]  # "slice_step"
+
+
 def _x(channels=4, frames=24, batch=1):
     return torch.randn(batch, channels, frames)
 
@@ -173,6 +206,8 @@ CONFIGS = {
     "valid_strided_convs_gru_state_hop4": (lambda: ConvStackGruState(stride=2), _x, {"hop": 4}),
     # the second conv reads the first's ReLU of the zero hops: h_n is inexact, and says so
     "same_convs_gru_state": (lambda: ConvStackGruState(pad=1), _x, {}),
+    **{f"per_frame_{kind}": (lambda kind=kind: PerFrame(kind), _x, {"time_axis": 2})
+       for kind in ("var", "std", "vector_norm", "einsum", "unfold")},
     "kws_crnn_streaming": (lambda: models.kws_crnn_streaming()[0],
                            lambda: models.kws_crnn_streaming(seq=30)[1][0], {}),
 }
@@ -400,6 +435,14 @@ class SoftmaxOverTime(nn.Module):
      r"not a multiple of its stride 4; use a hop that is a multiple of 4 input frames"),
     (nn.Conv1d(4, 4, 3, padding=1, padding_mode="reflect"), _x(), {},
      r"aten\.pad: pads along time with something other than zeros"),
+    (PerFrame("einsum_time"), _x(), {"time_axis": 2},
+     rf"{HERE}:\d+: PerFrame\.forward, aten\.einsum: multiplies values along time with each "
+     r"other \(attention over the sequence\)"),
+    (PerFrame("unfold_time"), _x(), {"time_axis": 2},
+     rf"{HERE}:\d+: PerFrame\.forward, aten\.im2col: unfolds windows along time"),
+    (PerFrame("slice_step"), _x(), {"time_axis": 2},
+     rf"{HERE}:\d+: PerFrame\.forward, aten\.slice\.Tensor: slices frames along time with a "
+     r"step"),
     (CellLoop("GRUCell", frames=20), _x(), {},
      rf"{HERE}:\d+: CellLoop\.forward, aten\.stack: stacks 20 of the loop's 24 states"),
 ])

@@ -54,7 +54,7 @@ def _snr(got, want) -> float:
 def test_streaming_differential_tosa_FP(spec):
     note(spec.describe())
     model, inputs = spec.build()
-    step = torch2tosa.streaming(model, inputs)
+    step = torch2tosa.streaming(model, inputs, time_axis=2)
     abi = step.meta["torch2tosa_streaming"]
     note(str(abi))
     got, _ = stream_eager(step, inputs)
@@ -74,7 +74,7 @@ def test_streaming_differential_tosa_FP(spec):
 def test_streaming_differential_tosa_INT(spec):
     note(spec.describe())
     model, inputs = spec.build()
-    step = torch2tosa.streaming(model, inputs)
+    step = torch2tosa.streaming(model, inputs, time_axis=2)
     abi = step.meta["torch2tosa_streaming"]
     generator = torch.Generator().manual_seed(spec.seed + 2)
     calibration = [(torch.randn(inputs[0].shape, generator=generator),) for _ in range(4)]

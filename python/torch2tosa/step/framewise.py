@@ -132,11 +132,22 @@ class FramewiseRules:
         dim = nd.arg(node, 1, "dim", 0) % len(in_shape)
         if dim != s.axis:
             return self._same_axis(node)
-        if shape(node)[dim] == in_shape[dim] and nd.arg(node, 4, "step", 1) == 1:
-            self._set(node, self.env[x], s)  # the whole time axis: nothing to do
-            return
-        raise StreamingError(node, "slices frames along time, which a step model does not "
-                             "hold: it has the current hop only", "slice outside the model")
+        if nd.arg(node, 4, "step", 1) != 1:
+            raise StreamingError(node, "slices frames along time with a step, which a step "
+                                 "model does not hold: it has the current hop only",
+                                 "slice outside the model, or use a strided layer")
+        # frames [start, stop) of the sequence (a TCN's chomp of a conv's right padding): the
+        # same frames move through the stream, frame j of the result being frame start + j
+        # of x, so the result is x delayed by `start` more frames with its own length
+        length = in_shape[dim]
+        start = nd.arg(node, 2, "start", None)
+        start = 0 if start is None else min(max(start + length if start < 0 else start, 0),
+                                            length)
+        out_length = shape(node)[dim]
+        dropped_end = length - start - out_length
+        self._set(node, self.env[x], replace(s, length=out_length, delay=s.delay + start,
+                                             zeros=max(0, s.zeros - start), raw=False,
+                                             tail=max(0, s.tail - dropped_end)))
 
     def _split(self, node: Node) -> None:
         x = node.args[0]
@@ -214,7 +225,9 @@ class FramewiseRules:
         target = target_of(node)
         if target is aten.baddbmm.default:
             a, b = node.args[1], node.args[2]
-        if target is aten.einsum.default or isinstance(self.seq.get(b), Seq) or not isinstance(
+        if target is aten.einsum.default:
+            return self._einsum(node)
+        if isinstance(self.seq.get(b), Seq) or not isinstance(
                 self.seq.get(a), Seq):
             raise StreamingError(node, "multiplies values along time with each other "
                                  "(attention over the sequence)", "attend over a fixed window "
@@ -224,6 +237,52 @@ class FramewiseRules:
             raise AxisMismatch(node, "contracts over the time axis", "put time on another "
                                  "axis before the matrix product")
         self._framewise(node, broadcast=False)
+
+    def _einsum(self, node: Node) -> None:
+        """einsum of one value along time with constants (a grouped linear layer's weight):
+        per frame when time is a free index, in the output and in no other operand."""
+        equation, operands = node.args[0], list(node.args[1])
+        times = [a for a in operands if isinstance(self.seq.get(a), Seq)]
+        inputs, _, output = equation.replace(" ", "").partition("->")
+        subscripts = inputs.split(",")
+        if len(times) != 1 or "..." in equation or not output:
+            raise StreamingError(node, "multiplies values along time with each other "
+                                 "(attention over the sequence)", "attend over a fixed window "
+                                 "outside the step model, or use a recurrence or causal "
+                                 "convolutions")
+        x = times[0]
+        index = operands.index(x)
+        letter = subscripts[index][self.seq[x].axis]
+        if letter not in output or any(letter in sub for i, sub in enumerate(subscripts)
+                                       if i != index):
+            raise AxisMismatch(node, f"contracts or broadcasts over the time axis ('{letter}' "
+                                     f"in {equation!r})", "keep time a free index of the "
+                                     "value along time alone")
+        new_x, s = self._ready(x, False, node)
+        operands[index] = new_x
+        self._set(node, self._copy(node, args=(equation, operands)),
+                  Seq(output.index(letter), s.frames, shape(node)[output.index(letter)], s.delay,
+                      tail=s.tail))
+
+    def _im2col(self, node: Node) -> None:
+        """nn.Unfold (aten.im2col: [N, C, H, W] -> [N, C*kh*kw, blocks]) with a kernel of 1
+        along time and one block along the other spatial axis: each block is one frame, the
+        blocks axis is time."""
+        x, kernel, dilation, padding, stride = node.args[:5]
+        s = self.seq[x]
+        ndim = len(shape(x))
+        along = s.axis - (ndim - 2)  # 0: H, 1: W
+        other = 1 - along
+        span = dilation[other] * (kernel[other] - 1) + 1
+        blocks = (shape(x)[ndim - 2 + other] + 2 * padding[other] - span) // stride[other] + 1
+        if along not in (0, 1) or (kernel[along], stride[along], padding[along]) != (1, 1, 0) \
+                or blocks != 1:
+            raise StreamingError(node, "unfolds windows along time (or several blocks across "
+                                 "it)", "unfold with a kernel of 1 along time and the whole "
+                                 "other axis in one block, or use a convolution along time")
+        new_x, s = self._ready(x, False, node)
+        self._set(node, self._copy(node, {x: new_x}),
+                  Seq(len(shape(node)) - 1, s.frames, shape(node)[-1], s.delay, tail=s.tail))
 
     def _batch_norm(self, node: Node) -> None:
         s = self.seq[node.args[0]]

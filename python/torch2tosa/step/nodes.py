@@ -233,6 +233,7 @@ REDUCTIONS = {aten.mean.dim, aten.sum.dim_IntList, aten.amax.default, aten.amin.
               aten.logsumexp.default, aten.prod.dim_int, aten.any.dim, aten.all.dim,
               aten.norm.ScalarOpt_dim, aten.linalg_vector_norm.default, aten.var_mean.correction,
               aten.cumsum.default, aten.cumprod.default, aten.logcumsumexp.default}
+NORMS_WITH_ORD = {aten.norm.ScalarOpt_dim, aten.linalg_vector_norm.default}
 WHOLE_REDUCTIONS = {aten.mean.default, aten.sum.default, aten.amax.default, aten.max.default,
                     aten.min.default, aten.prod.default, aten.var.default, aten.std.default,
                     aten.norm.Scalar, aten.any.default, aten.all.default,
@@ -252,7 +253,9 @@ def reduced_dims(node: Node, ndim: int) -> list[int] | None:
     """The dims a reduction reduces over (None: all of them)."""
     if target_of(node) in (aten.cumsum.default, aten.cumprod.default, aten.logcumsumexp.default):
         return [node.args[1] % ndim]
-    dims = arg(node, 1, "dim", None)
+    # linalg_vector_norm(x, ord, dim, keepdim), norm(x, p, dim, keepdim): dim is argument 2
+    dims = arg(node, 2, "dim", None) if target_of(node) in NORMS_WITH_ORD \
+        else arg(node, 1, "dim", None)
     if dims is None or dims == []:
         return None
     dims = [dims] if isinstance(dims, int) else list(dims)
@@ -265,7 +268,9 @@ def keeps_dims(node: Node) -> bool:
         return True
     if target in (aten.var.correction, aten.std.correction, aten.var_mean.correction):
         return bool(node.kwargs.get("keepdim", False))
-    return bool(arg(node, 2, "keepdim", False))
+    # var.dim / std.dim (x, dim, unbiased, keepdim) and the norms with an order: argument 3
+    late_keepdim = NORMS_WITH_ORD | {aten.var.dim, aten.std.dim}
+    return bool(arg(node, 3 if target in late_keepdim else 2, "keepdim", False))
 
 
 def view_axis(in_shape: tuple[int, ...], out_shape: tuple[int, ...], axis: int) -> int | None:

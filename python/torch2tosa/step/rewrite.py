@@ -119,6 +119,8 @@ class StepBuilder(WindowRules, RecurrentRules, FramewiseRules, Builder):
             return self._cat
         if target is aten.stack.default:
             return self._stack
+        if target is aten.im2col.default:
+            return self._im2col
         if nd.is_framewise(target):
             return self._framewise
         return None
