@@ -304,9 +304,11 @@ class CompiledModel:
 
         A float graph: max abs error against the model, within `atol` (default 1e-5; a
         CheckReport).
-        An integer graph: quantization steps against the PT2E model, which emulates the
-        integer arithmetic, and SNR against the float model when it is known (a
-        QuantizedCheckReport), judged per output by `checking.Thresholds(max_steps,
+        An integer graph: quantization steps against an emulation of its integer arithmetic
+        (`testing.emulation`: the PT2E model with torch2tosa's integer recurrent cells and
+        conv/linear accumulators; bit-exact on those), the PT2E model itself as a second
+        opinion, and SNR against the float model when it is known (a QuantizedCheckReport),
+        judged per output by `checking.Thresholds(max_steps,
         min_within_one_step, min_snr_db)` (None: not checked); its `failures` and
         `summary()` say which threshold failed at which output. `atol` is refused there,
         as the thresholds are for a float graph."""
@@ -323,8 +325,24 @@ class CompiledModel:
                                        _ATOL if atol is None else atol)
         floats = (None if self._float_model is None
                   else self._eager_outputs(self._float_model, inputs))
+        emulated = self._emulated_outputs(inputs)
+        if emulated is None:  # not a torch2tosa.quantize'd GraphModule: the PT2E model alone
+            return checking.QuantizedCheckReport(
+                checking.compare_quantized(actual, expected, out_specs, floats), thresholds,
+                against="the PT2E model")
         return checking.QuantizedCheckReport(
-            checking.compare_quantized(actual, expected, out_specs, floats), thresholds)
+            checking.compare_quantized(actual, emulated, out_specs, floats, pt2e=expected),
+            thresholds)
+
+    def _emulated_outputs(self, inputs) -> list[np.ndarray] | None:
+        """The outputs of the emulation of this integer graph (testing.emulation), in the
+        graph's layout; None when the model is no GraphModule with PT2E ops."""
+        from .testing import emulation
+
+        if not isinstance(self._model, torch.fx.GraphModule):
+            return None
+        outputs = emulation.emulate(self._model, inputs, self.target.state_product)
+        return checking.to_numpy(self.graph_layout(outputs, outputs=True))
 
     def inspect(self, *inputs, atol: float | None = None, max_steps: float | None = None,
                 min_within_one_step: float | None = checking.MIN_WITHIN_ONE_STEP,

@@ -1,9 +1,12 @@
 """Checking a compiled graph against PyTorch: outputs compared, and the reports `check` returns.
 
 A float graph is compared with the eager model in absolute error (`CheckReport`). An
-integer graph is compared with the PT2E model, which emulates the integer arithmetic, in
-quantization steps, and with the float model it came from in max abs error and SNR
-(`QuantizedCheckReport`).
+integer graph is compared in quantization steps with an emulation of its integer arithmetic
+(`torch2tosa.testing.emulation`: the PT2E model with every recurrent layer and cell run as
+torch2tosa's integer cell and every conv and linear layer with its integer accumulator and
+RESCALE; the PT2E model alone follows neither, so a correct integer GRU reads several steps
+from it), with the PT2E model itself as a second opinion, and with the float model it came
+from in max abs error and SNR (`QuantizedCheckReport`).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import torch
 from .backends.reference import ReferenceModelError
 from .support.diagnostics import Torch2TosaError
 
-# An INT graph matches the PT2E model when at least this fraction of every output's elements
-# is at most one quantization step away.
+# An INT graph matches its emulation when at least this fraction of every output's elements
+# is at most one quantization step away (the ops the emulation takes from the PT2E model
+# round a tie now and then otherwise).
 MIN_WITHIN_ONE_STEP = 0.999
 
 
@@ -92,23 +96,37 @@ def dequantize(array: np.ndarray, spec: dict | None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class QuantizedComparison:
-    """One output of an integer graph against the PT2E model (which emulates the integer
-    arithmetic) in quantization steps, and against the float model (quantization error)."""
+    """One output of an integer graph against the emulation of its integer arithmetic in
+    quantization steps, the PT2E model's (a second opinion), and against the float model
+    (quantization error)."""
 
     index: int
     shape: tuple[int, ...]
-    max_steps: float  # |graph - PT2E| / scale, worst element
+    max_steps: float  # |graph - emulation| / scale, worst element
     within_one_step: float  # fraction of elements at most 1 step apart
     float_max_abs_error: float | None = None
     float_snr_db: float | None = None
+    pt2e_max_steps: float | None = None  # the same against the PT2E model, when compared
+    pt2e_within_one_step: float | None = None
 
     def ok(self, min_fraction: float) -> bool:
         return self.within_one_step >= min_fraction
 
 
+def _steps(a: np.ndarray, e: np.ndarray, step: float) -> tuple[float, float]:
+    """(max steps, fraction within one step) between two outputs on one quantization grid:
+    whole steps, so float32 noise cannot turn an exact one-step difference into 1.000006."""
+    steps = np.rint(np.abs(a.astype(np.float64) - e.astype(np.float64)) / step)
+    return (float(steps.max()) if steps.size else 0.0,
+            float(np.mean(steps <= 1)) if steps.size else 1.0)
+
+
 def compare_quantized(actual: Sequence[np.ndarray], emulated: Sequence[np.ndarray],
                       specs: Sequence[dict | None],
-                      floats: Sequence[np.ndarray] | None) -> list[QuantizedComparison]:
+                      floats: Sequence[np.ndarray] | None,
+                      pt2e: Sequence[np.ndarray] | None = None) -> list[QuantizedComparison]:
+    """Each output of the graph against `emulated` (the judged comparison), the float model's
+    `floats` (None: unknown) and the PT2E model's `pt2e` (None: not compared)."""
     if len(actual) != len(emulated):
         raise ReferenceModelError(f"the graph returned {len(actual)} outputs, PyTorch "
                                   f"{len(emulated)}")
@@ -118,16 +136,13 @@ def compare_quantized(actual: Sequence[np.ndarray], emulated: Sequence[np.ndarra
             raise ReferenceModelError(
                 f"output {i}: shape {a.shape} from the reference model, {e.shape} from PyTorch")
         step = specs[i]["scale"] if specs[i] is not None else 1.0
-        # Both outputs lie on the quantization grid (dequantized integers): count whole steps,
-        # so float32 noise cannot turn an exact one-step difference into 1.000006 steps.
-        steps = np.rint(np.abs(a.astype(np.float64) - e.astype(np.float64)) / step)
         float_err = snr = None
         if floats is not None:
             float_err = float(np.abs(floats[i] - a).max()) if a.size else 0.0
             snr = snr_db([floats[i]], [a])
-        report.append(QuantizedComparison(
-            i, tuple(e.shape), float(steps.max()) if steps.size else 0.0,
-            float(np.mean(steps <= 1)) if steps.size else 1.0, float_err, snr))
+        second = _steps(a, pt2e[i], step) if pt2e is not None else (None, None)
+        report.append(QuantizedComparison(i, tuple(e.shape), *_steps(a, e, step), float_err, snr,
+                                          *second))
     return report
 
 
@@ -142,8 +157,8 @@ def snr_db(reference: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> flo
 
 @dataclass(frozen=True)
 class Thresholds:
-    """What an INT graph must meet, per output (None: not checked). Against the PT2E model
-    (which emulates the integer arithmetic): at most `max_steps` quantization steps on any
+    """What an INT graph must meet, per output (None: not checked). Against the emulation of
+    its integer arithmetic: at most `max_steps` quantization steps on any
     element and at least `min_within_one_step` of the elements within one step; against the
     float model (when known): an SNR of at least `min_snr_db`."""
 
@@ -210,11 +225,13 @@ class CheckReport:
 
 @dataclass
 class QuantizedCheckReport:
-    """An integer graph against the PT2E model (quantization steps) and the float model,
-    judged by `thresholds`; `failures` says which threshold each output fails."""
+    """An integer graph against the emulation of its integer arithmetic (quantization steps;
+    `against` names it), the PT2E model (a second opinion) and the float model, judged by
+    `thresholds`; `failures` says which threshold each output fails."""
 
     outputs: list[QuantizedComparison]
     thresholds: Thresholds = Thresholds()
+    against: str = "the emulation"  # or "the PT2E model", for a model it cannot emulate
 
     @property
     def min_fraction(self) -> float:
@@ -239,10 +256,14 @@ class QuantizedCheckReport:
         return max(errors) if errors else None
 
     def output_line(self, o: QuantizedComparison) -> str:
-        """Steps vs PT2E, error and SNR vs float, [ok] or [MISMATCH: the thresholds failed]."""
+        """Steps vs the emulation (and the PT2E model), error and SNR vs float, [ok] or
+        [MISMATCH: the thresholds failed]."""
         failed = self.output_failures(o)
         line = (f"output {o.index} {list(o.shape)}: {o.max_steps:.3g} quantization steps at "
-                f"most from the PT2E model, {100 * o.within_one_step:.2f}% within one step")
+                f"most from {self.against}, {100 * o.within_one_step:.2f}% within one step")
+        if o.pt2e_max_steps is not None:
+            line += (f" (the PT2E model: {o.pt2e_max_steps:.3g} steps, "
+                     f"{100 * o.pt2e_within_one_step:.2f}%)")
         if o.float_snr_db is not None:
             line += (f"; vs float: max abs error {o.float_max_abs_error:.3g}, SNR "
                      f"{o.float_snr_db:.1f} dB")
@@ -250,6 +271,6 @@ class QuantizedCheckReport:
 
     def summary(self) -> str:
         """One line per output (`output_line`) under the verdict and the thresholds."""
-        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs the PT2E "
-                          f"model and the float model; {self.thresholds.describe()})"]
+        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs "
+                          f"{self.against} and the float model; {self.thresholds.describe()})"]
                          + [f"  {self.output_line(o)}" for o in self.outputs])

@@ -275,8 +275,9 @@ def test_cli_ethos_u_target_quantizes_example_checks_and_runs_vela(tmp_path):
     out = result.stdout
     assert "validation: tosa-validate passed (TOSA 1.0, INT profile, level 8K)" in out
     assert re.search(r"input 0: i8, scale \S+, zero point -?\d+", out)
-    assert re.search(r"output 0 \[1, 16, 32\]: 0 quantization steps at most from the PT2E model, "
-                     r"100\.00% within one step; vs float: max abs error \S+, SNR \S+ dB \[ok\]",
+    assert re.search(r"output 0 \[1, 16, 32\]: 0 quantization steps at most from the emulation, "
+                     r"100\.00% within one step \(the PT2E model: [^)]*\); vs float: max abs "
+                     r"error \S+, SNR \S+ dB \[ok\]",
                      out)
     assert re.search(r"vela: ethos-u85-256 \(Ethos_U85_SYS_DRAM_Mid, Sram_Only\): \d+ NPU ops, "
                      r"0 CPU ops", out)

@@ -313,7 +313,9 @@ def test_softmax_on_an_input_and_into_an_add_tosa_INT(model, shape):
 # (2 range(x) + log n) / 2^15, so a probability near 1 moves ~10 output steps per input code.
 A16W8_SOFTMAX_CASES = [("log_softmax_channels", True, 1, (2, 8, 16), None),
                        ("log_softmax_classifier", True, 1, (3, 8), None),
-                       ("softmax_channels", False, 1, (1, 8, 16), None),
+                       # the int16 exp TABLE interpolates: a few elements 2 steps off the
+                       # PT2E model's float exp on the conv's (emulated, exact) codes
+                       ("softmax_channels", False, 1, (1, 8, 16), 0.99),
                        ("softmax_time_batch2", False, 2, (2, 8, 16), 0.99)]
 
 

@@ -733,9 +733,8 @@ def check_failure(report, name: str, directory: str) -> str:
         what = (f"outputs differ from PyTorch beyond atol={report.atol:g} "
                 f"(max abs error {report.max_abs_error:.3g})")
     else:
-        what = (f"fewer than {100 * report.min_fraction:g}% of the output elements are within "
-                f"one quantization step of the PT2E model (output "
-                f"{', output '.join(str(i) for i in sorted({i for i, _ in report.failures}))})")
+        what = "; ".join(f"output {i}: {failure} (against {report.against})"
+                         for i, failure in report.failures)
     return (f"check failed: {what}; {name}.tosa and {name}.mlir were kept in {directory} "
             f"for inspection")
 
