@@ -60,15 +60,40 @@ def test_cli_compile_example_with_check(tmp_path):
     assert "tosa-validate passed (TOSA 1.0, FP profile, level 8K)" in result.stdout
     assert re.search(r"output 0 \[1, 20, 32\]: max abs error \S+, .*\[ok, atol 1e-05\]",
                      result.stdout)
+    # quiet by default: the summary alone, stderr empty (also when it is not a terminal)
+    assert result.stderr == ""
+    assert len(result.stdout.splitlines()) <= 15, result.stdout
+
+
+def test_cli_plain_compile_prints_the_summary_only(tmp_path):
+    result = run("gru", "-o", str(tmp_path))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert len(result.stdout.splitlines()) <= 15, result.stdout
+    assert "[  start ]" not in result.stdout
+
+
+def test_cli_verbose_logs_every_stage(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "-v", "--check")
+    assert result.returncode == 0, result.stderr
     for stage in ("import", "decompose-gru{form=unrolled}", "tosa-validate", "serialize",
                   "reference model"):
-        assert f"] {stage}" in result.stderr  # progress lines with timings
+        assert f"[  start ] {stage}" in result.stderr
+        assert re.search(rf"\[ *[0-9.]+s\] {re.escape(stage)}", result.stderr)
+    assert re.search(r"\] decompose-gru\{form=unrolled\}: \d+ ops\n", result.stderr)
+
+
+def test_cli_progress_a_line_per_stage_without_options(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "--progress")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines and all(re.fullmatch(r"\[ *[0-9.]+s\] [^{}]+", line) for line in lines), lines
+    assert any(line.endswith("] decompose-gru") for line in lines)
 
 
 def test_cli_written_mlir_parses_in_both_drivers(tmp_path):
     """NAME.mlir reads back into torch2tosa-opt and tosa-tools' tosa-opt (both forms)."""
     for form in ("unrolled", "loop"):
-        assert run("gru", "-o", str(tmp_path / form), "--quiet", "--gru-form", form).returncode == 0
+        assert run("gru", "-o", str(tmp_path / form), "--gru-form", form).returncode == 0
         mlir = str(tmp_path / form / "gru.mlir")
         for tool in ([sys.executable, str(REPO / "tools" / "torch2tosa-opt")],
                      [str(Path(sys.executable).with_name("tosa-opt"))]):
@@ -193,7 +218,8 @@ def test_cli_compile_interrupted_exits_130_without_output(tmp_path):
     model_file = tmp_path / "slow.py"
     model_file.write_text(SLOW_GRU_MODEL)
     out = tmp_path / "out"
-    process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check"],
+    process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check",
+                                "-v"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=_default_sigint)
     first_progress = process.stderr.readline()

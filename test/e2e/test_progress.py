@@ -114,6 +114,16 @@ def test_progress_quiet_prints_only_notes(capsys):
     assert capsys.readouterr().err == "tool: note: use the loop form\n"
 
 
+def test_progress_brief_lines_name_the_stage_without_options(capsys):
+    progress = StderrProgress(brief=True, notes=False, program="tool")
+    progress.started("decompose-gru{form=unrolled}")
+    progress.still_running("decompose-gru{form=unrolled}", 10.0)
+    progress.finished("decompose-gru{form=unrolled}", 1.5, 3)
+    progress.note("use the loop form")
+    assert capsys.readouterr().err == ("[   ...  ] still running decompose-gru (10 s)\n"
+                                       "[   1.50s] decompose-gru\n")
+
+
 def test_progress_failed_upstream_stage_reports_its_diagnostics_once(capfd):
     """An upstream stage runs with the GIL released and its errors swallowed; the rerun
     raises them with a reproducer, and nothing is printed twice."""
@@ -176,7 +186,8 @@ def test_cli_progress_lines_and_loop_form_note(tmp_path):
     model_file = tmp_path / "long_gru.py"
     model_file.write_text(LONG_GRU_MODEL)
     result = subprocess.run([*COMPILE, f"{model_file}:make_model", "-o", str(tmp_path / "out"),
-                             "--progress-interval", "0.0001"], capture_output=True, text=True)
+                             "-v", "--progress-interval", "0.0001"], capture_output=True,
+                            text=True)
     assert result.returncode == 0, result.stderr
     err = result.stderr
     for stage in ("import", "decompose-gru{form=unrolled}", VALIDATE, "serialize"):
@@ -186,11 +197,15 @@ def test_cli_progress_lines_and_loop_form_note(tmp_path):
     assert f"] still running {VALIDATE} (" in err
     assert re.search(r"torch2tosa-compile: note: the unrolled recurrences take \d+ ops; .*"
                      r"--gru-form loop", err)
-    # --quiet keeps the note, drops the progress lines; the loop form has no note.
+    # by default: the note alone, no stage lines; --quiet drops the note too; the loop form
+    # has no note.
+    plain = subprocess.run([*COMPILE, f"{model_file}:make_model", "-o", str(tmp_path / "p")],
+                           capture_output=True, text=True)
+    assert plain.returncode == 0 and plain.stderr.startswith("torch2tosa-compile: note: ")
+    assert plain.stderr.count("\n") == 1
     quiet = subprocess.run([*COMPILE, f"{model_file}:make_model", "-o", str(tmp_path / "q"),
                             "--quiet"], capture_output=True, text=True)
-    assert quiet.returncode == 0 and quiet.stderr.startswith("torch2tosa-compile: note: ")
-    assert quiet.stderr.count("\n") == 1
+    assert (quiet.returncode, quiet.stderr) == (0, "")
     loop = subprocess.run([*COMPILE, f"{model_file}:make_model", "-o", str(tmp_path / "l"),
-                           "--quiet", "--gru-form", "loop"], capture_output=True, text=True)
+                           "--gru-form", "loop"], capture_output=True, text=True)
     assert (loop.returncode, loop.stderr) == (0, "")

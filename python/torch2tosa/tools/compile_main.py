@@ -35,6 +35,11 @@ NAME.mlir is in MLIR's generic op form, which MLIR tools built on other LLVM gen
 (IREE's iree-compile, another tosa-opt) read; `torch2tosa-opt NAME.mlir` prints it in the
 readable custom form.
 
+Output: the summary on stdout; on stderr, by default, only an error (one line) and notes
+(advice, such as a faster --gru-form; --quiet drops them). -v logs every stage (the
+passes with their options, times and op counts), --progress prints a line as each stage
+ends. torch's and torchao's own log records are kept off the terminal.
+
 Exit status: 0 success (also --list-examples), 1 error or a failed --check (NAME.tosa and
 NAME.mlir are kept for inspection), 2 usage error (the command line is wrong: a bad or
 missing argument, a flag that does not apply to this model or target; no MODEL at all
@@ -359,9 +364,9 @@ def check_flags(args, target: targets.Target) -> None:
                         ("--max-lookahead", args.max_lookahead)):
         if value is not None and not args.streaming:
             raise UsageError(f"{flag} applies to --streaming, which is not given")
-    if args.progress_interval is not None and args.quiet:
-        raise UsageError("--progress-interval applies to the progress lines, which --quiet "
-                         "turns off")
+    if args.progress_interval is not None and not (args.verbose or args.progress):
+        raise UsageError("--progress-interval applies to the stage lines of -v or --progress, "
+                         "which are not given")
     if args.calibration is not None:
         path, sep, function = args.calibration.rpartition(":")
         if sep and path.endswith(".py"):
@@ -543,10 +548,19 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--save-vela", action="store_true",
                         help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
                              "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="log each stage on stderr: its start, its end with the time and "
+                             "op count, the pass options (by default only the summary is "
+                             "printed)")
+    output.add_argument("--progress", action="store_true",
+                        help="a line on stderr as each stage ends, and while a long one runs")
+    output.add_argument("--quiet", action="store_true",
+                        help="not even the notes (advice such as a faster --gru-form); "
+                             "errors still go to stderr")
     parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
-                        help="while a stage runs longer, say so every SECONDS (default 10; "
-                             "0: never)")
+                        help="-v/--progress: while a stage runs longer, say so every SECONDS "
+                             "(default 10; 0: never)")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
     return parser
 
@@ -572,8 +586,9 @@ def run(argv) -> int:
         return 2
     interval = (args.progress_interval if args.progress_interval is not None
                 else DEFAULTS["progress_interval"])
-    progress = StderrProgress(heartbeat=interval or None, quiet=args.quiet,
-                              program="torch2tosa-compile")
+    progress = StderrProgress(heartbeat=interval or None,
+                              quiet=not (args.verbose or args.progress), brief=args.progress,
+                              notes=not args.quiet, program="torch2tosa-compile")
     try:
         return _compile(args, progress)
     except Torch2TosaError as e:
