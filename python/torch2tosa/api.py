@@ -536,7 +536,8 @@ def compile(
         progress = bar
     try:
         return _compile(model, example_inputs, name, tosa_target, options, steps,
-                        pipeline is None, _Recorder(progress_.as_progress(progress), steps),
+                        pipeline is None, _Recorder(progress_.as_progress(progress), steps,
+                                  loop_form="controlflow" in tosa_target.extensions),
                         serialize_during_validation)
     finally:
         if bar is not None:
@@ -670,8 +671,10 @@ class _Recorder(progress_.Progress):
     """Forwards stage events to the user's Progress, records (stage, seconds) for
     `CompiledModel.timings`, and watches the recurrent passes' unrolled op count."""
 
-    def __init__(self, user: progress_.Progress, steps: Sequence[str]):
+    def __init__(self, user: progress_.Progress, steps: Sequence[str], loop_form: bool = True):
         self.user = user
+        # the target runs tosa.while_loop: only then is the loop form worth a note
+        self._loop_form = loop_form
         self.heartbeat = user.heartbeat
         self.timings: list[tuple[str, float]] = []
         self.notes: list[str] = []
@@ -700,8 +703,8 @@ class _Recorder(progress_.Progress):
         if _is_unrolled_recurrence(stage):
             self._unrolled_ops += ops - (self._ops_before_recurrence or ops)
         self._ops_before_recurrence = ops
-        if (_is_unrolled_recurrence(stage) and self._unrolled_ops > UNROLLED_OPS_NOTE
-                and not self.notes):  # said once, as soon as it is known
+        if (self._loop_form and _is_unrolled_recurrence(stage)
+                and self._unrolled_ops > UNROLLED_OPS_NOTE and not self.notes):  # said once, as soon as it is known
             self.notes.append(loop_form_note(self._unrolled_ops))
             self.user.note(self.notes[-1])
 

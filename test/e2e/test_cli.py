@@ -72,6 +72,34 @@ def test_cli_plain_compile_prints_the_summary_only(tmp_path):
     assert "[  start ]" not in result.stdout
 
 
+def test_cli_summary_count_agrees_with_the_ops_it_lists(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "--gru-form", "loop")
+    assert result.returncode == 0, result.stderr
+    total = int(re.match(r"gru: (\d+) TOSA ops \(constants and region terminators not "
+                         r"counted\)", result.stdout).group(1))
+    listed = re.search(r"\n  ops: (.*)\n", result.stdout).group(1)
+    counts = dict((name, int(n)) for name, n in (item.split() for item in listed.split(", ")))
+    assert sum(counts.values()) == total and "while_loop" in counts
+    assert not {"const", "const_shape", "yield"} & set(counts)
+    assert re.search(r"\n  not counted: .*const_shape \d+.*yield \d+", result.stdout)
+
+
+def test_cli_impossible_scheme_for_the_target_fails_before_quantizing(tmp_path):
+    """a16w8 on Ethos-U55 (no int16 TABLE): one line, exit 2, before torchao is imported
+    (a quantization took ~15 s before)."""
+    probe = ("import sys\n"
+             "from torch2tosa.tools import compile_main\n"
+             f"code = compile_main.run(['gru', '-o', {str(tmp_path)!r}, '--scheme', 'a16w8', "
+             "'--target', 'ethos-u55-128'])\n"
+             "print(code, 'torchao' in sys.modules, 'torch2tosa.api' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout == "2 False False\n", result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("torch2tosa-compile: error: --scheme a16w8: self.gru (GRU) needs "
+                           "int16 TABLE lookups, which --target ethos-u55-128 does not run")
+    assert not any(tmp_path.iterdir())
+
+
 def test_cli_verbose_logs_every_stage(tmp_path):
     result = run("gru", "-o", str(tmp_path), "-v", "--check")
     assert result.returncode == 0, result.stderr
@@ -120,8 +148,11 @@ def test_cli_failed_compile_leaves_no_file_and_a_working_reproducer(tmp_path):
     result = run(f"{model_file}:make_model", "-o", str(out), "--quiet")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert (f"{model_file}:6: error: self (Median): failed to legalize operation 'torch.operator' "
-            f"that was explicitly marked illegal") in result.stderr
+    # the diagnostic's `error:` once, after the command's name
+    assert result.stderr.startswith(
+        f"torch2tosa-compile: error: {model_file}:6: self (Median): failed to legalize "
+        f"operation 'torch.operator' that was explicitly marked illegal"), result.stderr
+    assert result.stderr.count("error:") == 1
     assert '<{name = "torch.aten.median.dim"}>' in result.stderr
     assert not out.exists() or not any(out.iterdir())
 

@@ -247,6 +247,24 @@ CLI_CASES = {
                                    f"{{T}}:{RAISES_LINE}: "
                                    f"make_raises() failed making the calibration: KeyError: "
                                    f"'channels'"),
+    # impossible target/scheme/form combinations: before any export or quantization
+    "--gru-form loop on ethos-u55-128": (["{T}:make_gru", "--target", "ethos-u55-128",
+                                          "--calibration", "{R}/calib.npz", "--gru-form",
+                                          "loop"], False, 2,
+                                         "--gru-form loop (one tosa.while_loop per layer) needs "
+                                         "the TOSA controlflow extension, which --target "
+                                         "ethos-u55-128 (Arm Ethos-U55 with 128 MACs: TOSA 1.0 "
+                                         "PRO-INT, level 8K, no control flow) does not have: use "
+                                         "--gru-form unrolled (the default)"),
+    "--scheme a16w8 on ethos-u55-128": (["{T}:make_gru", "--target", "ethos-u55-128",
+                                         "--calibration", "{R}/calib.npz", "--scheme", "a16w8"],
+                                        True, 2,
+                                        "--scheme a16w8: self (GRU) needs int16 TABLE lookups, "
+                                        "which --target ethos-u55-128 does not run (Arm "
+                                        "Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no "
+                                        "control flow; its TABLE is int8 only): use --scheme "
+                                        "a8w8 (the default) on this target, or --scheme a16w8 on "
+                                        "tosa-int, ethos-u85-256"),
     # torch logs a warning before the error (`W... Unable to find user code`): not shown
     "data-dependent if": (["{R}/branchy.py:make_model"], True, 1, None),
 }

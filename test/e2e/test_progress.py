@@ -165,6 +165,16 @@ def test_loop_form_note_not_for_short_or_loop_recurrences(seq, form):
     assert torch2tosa.compile(*gru(seq), gru_form=form).notes == []
 
 
+@pytest.mark.parametrize("loop_form", [True, False])
+def test_loop_form_note_only_where_the_target_runs_loops(loop_form):
+    """No note suggesting --gru-form loop for a target without tosa.while_loop (Ethos-U55),
+    where that form fails."""
+    recorder = api._Recorder(Progress(), ["decompose-gru{form=unrolled}"], loop_form=loop_form)
+    recorder.finished("import", 1.0, 30)
+    recorder.finished("decompose-gru{form=unrolled}", 1.0, api.UNROLLED_OPS_NOTE + 100)
+    assert len(recorder.notes) == int(loop_form)
+
+
 def test_loop_form_note_threshold(monkeypatch):
     monkeypatch.setattr(api, "UNROLLED_OPS_NOTE", 10)
     assert len(torch2tosa.compile(*gru(3)).notes) == 1

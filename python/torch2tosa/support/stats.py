@@ -26,6 +26,15 @@ def op_counts(module: ir.Module) -> Counter:
     return Counter(name for name in walk_op_names(module) if name.startswith("tosa."))
 
 
+# Ops that do no work of their own: constants (data) and region terminators.
+UNCOUNTED_OPS = CONSTANT_OPS | {"tosa.yield"}
+
+
+def counted(name: str) -> bool:
+    """Whether `compute_ops` counts the op `name`."""
+    return name not in UNCOUNTED_OPS
+
+
 def compute_ops(counts: Counter) -> int:
     """TOSA ops other than constants (and region terminators)."""
-    return sum(n for name, n in counts.items() if name not in CONSTANT_OPS and name != "tosa.yield")
+    return sum(n for name, n in counts.items() if counted(name))
