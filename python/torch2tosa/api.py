@@ -585,22 +585,33 @@ def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Targe
                               claims=runner.aten_claims(steps))
     if default_steps and tosa_target.is_int and _has_int16_values(module):
         steps = default_pipelines.default_pipeline(dataclasses.replace(options, int16=True))
-    transform, validation = (_split_validation(steps) if serialize_during_validation
-                             else (steps, []))
+    # The default pipeline ends by declaring the target's environment: with the extensions
+    # the lowered graph's ops use, known once it is lowered (no controlflow for an unrolled
+    # graph, though the target has it).
+    declare = steps[-1] if default_steps and steps[-1].startswith("tosa-attach-target") else None
+    body = steps[:-1] if declare is not None else steps
+    transform, validation = (_split_validation(body) if serialize_during_validation
+                             else (body, []))
     pending = None
     streaming = _streaming_abi(model)
     with context:
         if streaming is not None:
             module.operation.attributes[graph_abi.STREAMING] = streaming.to_attribute()
         runner.run_pipeline(module, transform, name=name, progress=reporter)
+        if declare is not None:
+            declare = (f"tosa-attach-target{{"
+                       f"{tosa_target.attach_options(stats.used_extensions(module))}}}")
+            steps = [*body, declare]
         if validation:
-            declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
-            pending = flatbuffer.PendingFlatbuffer(module, declare)
+            last = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
+            pending = flatbuffer.PendingFlatbuffer(module, declare or last)
             try:
                 runner.run_pipeline(module, validation, name=name, progress=reporter)
             except BaseException:
                 pending.cancel()
                 raise
+        if declare is not None:
+            runner.run_pipeline(module, [declare], name=name, progress=reporter)
     return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
                          channels_last_io=options.channels_last_io, target=tosa_target,
