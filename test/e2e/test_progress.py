@@ -79,9 +79,11 @@ def test_progress_still_running_during_python_and_upstream_stages():
     assert "import" in running
     assert VALIDATE in running
     for stage in set(running):
-        events = [e[0] for e in recording.events if e[1] == stage]
-        assert events[0] == "started" and events[-1] == "finished"
-        assert events.count("finished") == 1
+        # each run of a stage (tosa-attach-target runs twice, the same for an unrolled
+        # graph: the validation's and the declared environment): start, heartbeats, finish
+        events = "".join({"started": "s", "running": "r", "finished": "f"}[e[0]]
+                         for e in recording.events if e[1] == stage)
+        assert re.fullmatch(r"(sr*f)+", events), (stage, events)
 
 
 def test_progress_function_is_called_after_each_stage():
