@@ -472,6 +472,7 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
              f"profile, level 8K)"
              if any(s.startswith("tosa-validate") for s in compiled.pipeline)
              else "  validation: not run"]
+
     def listed(names):
         return ", ".join(f"{name.removeprefix('tosa.')} {n}" for name, n in names)
 
