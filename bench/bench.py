@@ -10,7 +10,7 @@
 
 For each example and each compiler (ours: `torch2tosa.compile`; torch-mlir:
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`), serialized the same
-way (`torch2tosa.backends.flatbuffer`, both stamped TOSA 1.0: FP_ENVIRONMENT) and run on the TOSA
+way (`torch2tosa.backends.flatbuffer`, both stamped TOSA 1.0: declare_target) and run on the TOSA
 reference model:
 TOSA ops (constants excluded), transposes, reshapes, ops per timestep of the
 recurrent examples (GRU, LSTM, RNN: the slope of total ops between sequence
@@ -165,11 +165,13 @@ def timed_compile(compiler: Compiler, model, inputs) -> tuple[object, str | None
 # library (a 1.1 draft) prints a notice on every run of a 1.0 file, which reference.run
 # captures and drops, ~5 µs a run (6% of a small conv graph's run). Both graphs stamped alike,
 # their run times differ only by the graphs.
-FP_ENVIRONMENT = f"tosa-attach-target{{{torch2tosa.target.get('tosa-fp').environment_options()}}}"
-
-
 def declare_target(module) -> str | None:
-    return None if TARGET_ENV in module.operation.attributes else FP_ENVIRONMENT
+    """The environment ours declares (tosa-fp, the extensions the graph uses), for a module
+    that declares none (torch-mlir's)."""
+    if TARGET_ENV in module.operation.attributes:
+        return None
+    fp = torch2tosa.target.get("tosa-fp")
+    return f"tosa-attach-target{{{fp.attach_options(stats.used_extensions(module))}}}"
 
 
 def input_arrays(inputs) -> list:

@@ -554,7 +554,8 @@ def compile(
         progress = bar
     try:
         return _compile(model, example_inputs, name, tosa_target, options, steps,
-                        pipeline is None, _Recorder(progress_.as_progress(progress), steps),
+                        pipeline is None, _Recorder(progress_.as_progress(progress), steps,
+                                  loop_form="controlflow" in tosa_target.extensions),
                         serialize_during_validation)
     finally:
         if bar is not None:
@@ -602,22 +603,33 @@ def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Targe
                               claims=runner.aten_claims(steps))
     if default_steps and tosa_target.is_int and _has_int16_values(module):
         steps = default_pipelines.default_pipeline(dataclasses.replace(options, int16=True))
-    transform, validation = (_split_validation(steps) if serialize_during_validation
-                             else (steps, []))
+    # The default pipeline ends by declaring the target's environment: with the extensions
+    # the lowered graph's ops use, known once it is lowered (no controlflow for an unrolled
+    # graph, though the target has it).
+    declare = steps[-1] if default_steps and steps[-1].startswith("tosa-attach-target") else None
+    body = steps[:-1] if declare is not None else steps
+    transform, validation = (_split_validation(body) if serialize_during_validation
+                             else (body, []))
     pending = None
     streaming = _streaming_abi(model)
     with context:
         if streaming is not None:
             module.operation.attributes[graph_abi.STREAMING] = streaming.to_attribute()
         runner.run_pipeline(module, transform, name=name, progress=reporter)
+        if declare is not None:
+            declare = (f"tosa-attach-target{{"
+                       f"{tosa_target.attach_options(stats.used_extensions(module))}}}")
+            steps = [*body, declare]
         if validation:
-            declare = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
-            pending = flatbuffer.PendingFlatbuffer(module, declare)
+            last = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
+            pending = flatbuffer.PendingFlatbuffer(module, declare or last)
             try:
                 runner.run_pipeline(module, validation, name=name, progress=reporter)
             except BaseException:
                 pending.cancel()
                 raise
+        if declare is not None:
+            runner.run_pipeline(module, [declare], name=name, progress=reporter)
     return CompiledModel(name=name, module=module, pipeline=steps, timings=reporter.timings,
                          _model=_eager(model), _example_inputs=example_inputs,
                          channels_last_io=options.channels_last_io, target=tosa_target,
@@ -688,8 +700,10 @@ class _Recorder(progress_.Progress):
     """Forwards stage events to the user's Progress, records (stage, seconds) for
     `CompiledModel.timings`, and watches the recurrent passes' unrolled op count."""
 
-    def __init__(self, user: progress_.Progress, steps: Sequence[str]):
+    def __init__(self, user: progress_.Progress, steps: Sequence[str], loop_form: bool = True):
         self.user = user
+        # the target runs tosa.while_loop: only then is the loop form worth a note
+        self._loop_form = loop_form
         self.heartbeat = user.heartbeat
         self.timings: list[tuple[str, float]] = []
         self.notes: list[str] = []
@@ -718,8 +732,8 @@ class _Recorder(progress_.Progress):
         if _is_unrolled_recurrence(stage):
             self._unrolled_ops += ops - (self._ops_before_recurrence or ops)
         self._ops_before_recurrence = ops
-        if (_is_unrolled_recurrence(stage) and self._unrolled_ops > UNROLLED_OPS_NOTE
-                and not self.notes):  # said once, as soon as it is known
+        if (self._loop_form and _is_unrolled_recurrence(stage)
+                and self._unrolled_ops > UNROLLED_OPS_NOTE and not self.notes):  # said once, as soon as it is known
             self.notes.append(loop_form_note(self._unrolled_ops))
             self.user.note(self.notes[-1])
 

@@ -2,8 +2,8 @@
 
 A target is chosen once (`torch2tosa.compile(..., target=...)`,
 `torch2tosa-compile --target`) and read everywhere that depends on it: the
-default pipeline (which passes run, what `tosa-attach-target` declares, what
-`tosa-validate` checks), the passes that take a `target` option, and the
+default pipeline (which passes run, what `tosa-validate` checks; the module
+declares only the extensions its graph uses), the passes that take a `target` option, and the
 compile summary. No pass tests for "is this INT?" on its own.
 
     name            profile   extensions a graph may use       consumer
@@ -140,7 +140,7 @@ class Target:
     weights_matmul_min_width: int = 0
 
     def __post_init__(self):
-        if not self.extensions:  # see environment_options
+        if not self.extensions:
             raise ValueError(f"target '{self.name}' must implement at least one TOSA extension")
         if self.state_product not in STATE_PRODUCTS:
             raise ValueError(f"target '{self.name}': state_product '{self.state_product}' is "
@@ -167,15 +167,6 @@ class Target:
         if extensions:
             options += " extensions=" + ",".join(extensions)
         return options
-
-    def environment_options(self) -> str:
-        """Options of `tosa-attach-target` that declare this target's environment (every
-        extension it implements): what a compiled module and its `.tosa` say they target.
-
-        Never an empty extension list: this MLIR prints one as `extensions = []` and
-        cannot parse that back (every target here implements at least one extension).
-        """
-        return self.attach_options(sorted(self.extensions))
 
 
 def attach_options_of(env: str) -> str:

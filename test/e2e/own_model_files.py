@@ -82,6 +82,27 @@ def make_one_tensor():
     return torch.randn(1, 4, 16)
 '''
 
+BRANCHY = '''\
+"""A model whose output depends on a data-dependent `if`, which TOSA cannot express."""
+import torch
+from torch import nn
+
+
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        if y.sum() > 0:
+            return y
+        return -y
+
+
+def make_model():
+    return Branchy().eval(), (torch.randn(1, 4, 16),)
+'''
 BROKEN = "import torch\nimport no_such_module\n\n\ndef make_model():\n    pass\n"
 SYNTAX = "import torch\n\n\ndef make_model(:\n    pass\n"
 
@@ -100,6 +121,7 @@ def write(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "tiny.py").write_text(TINY)
     (root / "broken.py").write_text(BROKEN)
+    (root / "branchy.py").write_text(BRANCHY)
     (root / "syntax.py").write_text(SYNTAX)
     np.savez(root / "calib.npz", x=items(10))
     np.savez(root / "batch_axis.npz", x=items(10).reshape(10, 4, 16))  # items are the batch

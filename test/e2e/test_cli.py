@@ -60,15 +60,68 @@ def test_cli_compile_example_with_check(tmp_path):
     assert "tosa-validate passed (TOSA 1.0, FP profile, level 8K)" in result.stdout
     assert re.search(r"output 0 \[1, 20, 32\]: max abs error \S+, .*\[ok, atol 1e-05\]",
                      result.stdout)
+    # quiet by default: the summary alone, stderr empty (also when it is not a terminal)
+    assert result.stderr == ""
+    assert len(result.stdout.splitlines()) <= 15, result.stdout
+
+
+def test_cli_plain_compile_prints_the_summary_only(tmp_path):
+    result = run("gru", "-o", str(tmp_path))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert len(result.stdout.splitlines()) <= 15, result.stdout
+    assert "[  start ]" not in result.stdout
+
+
+def test_cli_summary_count_agrees_with_the_ops_it_lists(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "--gru-form", "loop")
+    assert result.returncode == 0, result.stderr
+    total = int(re.match(r"gru: (\d+) TOSA ops \(constants and region terminators not "
+                         r"counted\)", result.stdout).group(1))
+    listed = re.search(r"\n  ops: (.*)\n", result.stdout).group(1)
+    counts = dict((name, int(n)) for name, n in (item.split() for item in listed.split(", ")))
+    assert sum(counts.values()) == total and "while_loop" in counts
+    assert not {"const", "const_shape", "yield"} & set(counts)
+    assert re.search(r"\n  not counted: .*const_shape \d+.*yield \d+", result.stdout)
+
+
+def test_cli_impossible_scheme_for_the_target_fails_before_quantizing(tmp_path):
+    """a16w8 on Ethos-U55 (no int16 TABLE): one line, exit 2, before torchao is imported
+    (a quantization took ~15 s before)."""
+    probe = ("import sys\n"
+             "from torch2tosa.tools import compile_main\n"
+             f"code = compile_main.run(['gru', '-o', {str(tmp_path)!r}, '--scheme', 'a16w8', "
+             "'--target', 'ethos-u55-128'])\n"
+             "print(code, 'torchao' in sys.modules, 'torch2tosa.api' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout == "2 False False\n", result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("torch2tosa-compile: error: --scheme a16w8: self.gru (GRU) needs "
+                           "int16 TABLE lookups, which --target ethos-u55-128 does not run")
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_verbose_logs_every_stage(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "-v", "--check")
+    assert result.returncode == 0, result.stderr
     for stage in ("import", "decompose-gru{form=unrolled}", "tosa-validate", "serialize",
                   "reference model"):
-        assert f"] {stage}" in result.stderr  # progress lines with timings
+        assert f"[  start ] {stage}" in result.stderr
+        assert re.search(rf"\[ *[0-9.]+s\] {re.escape(stage)}", result.stderr)
+    assert re.search(r"\] decompose-gru\{form=unrolled\}: \d+ ops\n", result.stderr)
+
+
+def test_cli_progress_a_line_per_stage_without_options(tmp_path):
+    result = run("gru", "-o", str(tmp_path), "--progress")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines and all(re.fullmatch(r"\[ *[0-9.]+s\] [^{}]+", line) for line in lines), lines
+    assert any(line.endswith("] decompose-gru") for line in lines)
 
 
 def test_cli_written_mlir_parses_in_both_drivers(tmp_path):
     """NAME.mlir reads back into torch2tosa-opt and tosa-tools' tosa-opt (both forms)."""
     for form in ("unrolled", "loop"):
-        assert run("gru", "-o", str(tmp_path / form), "--quiet", "--gru-form", form).returncode == 0
+        assert run("gru", "-o", str(tmp_path / form), "--gru-form", form).returncode == 0
         mlir = str(tmp_path / form / "gru.mlir")
         for tool in ([sys.executable, str(REPO / "tools" / "torch2tosa-opt")],
                      [str(Path(sys.executable).with_name("tosa-opt"))]):
@@ -95,8 +148,11 @@ def test_cli_failed_compile_leaves_no_file_and_a_working_reproducer(tmp_path):
     result = run(f"{model_file}:make_model", "-o", str(out), "--quiet")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert (f"{model_file}:6: error: self (Median): failed to legalize operation 'torch.operator' "
-            f"that was explicitly marked illegal") in result.stderr
+    # the diagnostic's `error:` once, after the command's name
+    assert result.stderr.startswith(
+        f"torch2tosa-compile: error: {model_file}:6: self (Median): failed to legalize "
+        f"operation 'torch.operator' that was explicitly marked illegal"), result.stderr
+    assert result.stderr.count("error:") == 1
     assert '<{name = "torch.aten.median.dim"}>' in result.stderr
     assert not out.exists() or not any(out.iterdir())
 
@@ -193,7 +249,8 @@ def test_cli_compile_interrupted_exits_130_without_output(tmp_path):
     model_file = tmp_path / "slow.py"
     model_file.write_text(SLOW_GRU_MODEL)
     out = tmp_path / "out"
-    process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check"],
+    process = subprocess.Popen([*COMPILE, f"{model_file}:make_model", "-o", str(out), "--check",
+                                "-v"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=_default_sigint)
     first_progress = process.stderr.readline()

@@ -196,3 +196,20 @@ def test_fold_layout_composes_transposes_in_order_on_a_cube():
     x = torch.arange(64, dtype=torch.float32).reshape(4, 4, 4) - 20
     compiled = compile_and_check(PermuteReluPermute(), (x,), atol=0.0)
     assert _layout_ops(compiled) == (1, 0)
+
+
+class PermuteReluFlatten(nn.Module):
+    """[N, C, W] -> [N, W, C] -> relu -> [N, W*C]: the flatten reads the elements in the
+    transposed order, so the transpose must stay before it (a flatten is no unit reshape)."""
+
+    def forward(self, x):
+        return torch.relu(x.permute(0, 2, 1)).flatten(1)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_fold_layout_keeps_a_transpose_before_a_flatten(batch):
+    """Every element distinct: a transpose moved past the flatten (or dropped) puts them in
+    another order, which only the numbers show (lit: test/Passes/fold-layout/flatten.mlir)."""
+    x = torch.arange(batch * 3 * 5, dtype=torch.float32).reshape(batch, 3, 5) - 4
+    compiled = compile_and_check(PermuteReluFlatten(), (x,), atol=0.0)
+    assert _layout_ops(compiled)[0] == 1, _layout_ops(compiled)

@@ -92,8 +92,8 @@ def root(tmp_path_factory) -> Path:
 # --- the compile command: bad inputs -------------------------------------------------------
 
 # name: (argv after MODEL's placeholders are filled, needs torch, exit status, stderr line).
-# {T} is the model file, {R} the folder with the data files. Every run gets --quiet (no
-# progress lines: stderr is the error alone) and its own -o.
+# {T} is the model file, {R} the folder with the data files. Every run gets its own -o and
+# no flag for its output: by default stderr is the error alone.
 FUNCTIONS = ("make_model, make_calibration, make_quantized, make_cumulative, make_dense, "
              "make_gru, make_garbage, make_raises, make_one_tensor")
 M = ["{T}:make_model"]
@@ -145,9 +145,11 @@ CLI_CASES = {
     "--atol on an INT target": ([*M, *INT, "{R}/calib.npz", "--check", "--atol", "0.1"], False,
                                 2, "--atol applies to a float target's --check; on --target "
                                    "tosa-int, --check counts quantization steps"),
-    "--progress-interval with --quiet": ([*M, "--progress-interval", "5"], False, 2,
-                                         "--progress-interval applies to the progress lines, "
-                                         "which --quiet turns off"),
+    "--progress-interval without -v": ([*M, "--progress-interval", "5"], False, 2,
+                                       "--progress-interval applies to the stage lines of -v "
+                                       "or --progress, which are not given"),
+    "--quiet with -v": ([*M, "-v", "--quiet"], False, 2,
+                        "argument --quiet: not allowed with argument -v/--verbose"),
     "bad --progress-interval": ([*M, "--progress-interval", "-1"], False, 2,
                                 "argument --progress-interval: must be a finite number >= 0, "
                                 "got '-1'"),
@@ -245,6 +247,26 @@ CLI_CASES = {
                                    f"{{T}}:{RAISES_LINE}: "
                                    f"make_raises() failed making the calibration: KeyError: "
                                    f"'channels'"),
+    # impossible target/scheme/form combinations: before any export or quantization
+    "--gru-form loop on ethos-u55-128": (["{T}:make_gru", "--target", "ethos-u55-128",
+                                          "--calibration", "{R}/calib.npz", "--gru-form",
+                                          "loop"], False, 2,
+                                         "--gru-form loop (one tosa.while_loop per layer) needs "
+                                         "the TOSA controlflow extension, which --target "
+                                         "ethos-u55-128 (Arm Ethos-U55 with 128 MACs: TOSA 1.0 "
+                                         "PRO-INT, level 8K, no control flow) does not have: use "
+                                         "--gru-form unrolled (the default)"),
+    "--scheme a16w8 on ethos-u55-128": (["{T}:make_gru", "--target", "ethos-u55-128",
+                                         "--calibration", "{R}/calib.npz", "--scheme", "a16w8"],
+                                        True, 2,
+                                        "--scheme a16w8: self (GRU) needs int16 TABLE lookups, "
+                                        "which --target ethos-u55-128 does not run (Arm "
+                                        "Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no "
+                                        "control flow; its TABLE is int8 only): use --scheme "
+                                        "a8w8 (the default) on this target, or --scheme a16w8 on "
+                                        "tosa-int, ethos-u85-256"),
+    # torch logs a warning before the error (`W... Unable to find user code`): not shown
+    "data-dependent if": (["{R}/branchy.py:make_model"], True, 1, None),
 }
 
 
@@ -257,7 +279,6 @@ def cli_results(root) -> dict[str, Result]:
     runs = {}
     for name, (argv, needs_torch, _, _) in CLI_CASES.items():
         argv = [_fill(a, root) for a in argv]
-        argv += [] if "--quiet" in argv else ["--quiet"]
         runs[name] = ([*argv, "-o", str(root / "out" / name.replace(" ", "_"))], needs_torch)
     return run_all(runs, root)
 
@@ -283,6 +304,13 @@ def test_own_model_cli_bad_inputs_are_one_line_each(root, cli_results):
             failures.append(f"{name}: {'; '.join(p for p in problems if p)}")
     assert not failures, "\n".join(failures)
     assert len(CLI_CASES) + len(API_CASES) >= 40
+
+
+def test_own_model_cli_data_dependent_if_is_one_line(root, cli_results):
+    line = files_.line_of("if y.sum() > 0", files_.BRANCHY)
+    assert cli_results["data-dependent if"].stderr.startswith(
+        f"{E}{root}/branchy.py:{line}: Branchy: control flow or a shape depends on the values "
+        f"of the input, which TOSA cannot express")
 
 
 def test_own_model_cli_unknown_example_lists_them(cli_results):
@@ -392,8 +420,10 @@ FLAG_CASES = {
     "--scheme rejected": ([*B, "--scheme", "a16w8"], B),
     "--system-config": ([*B, "--system-config", "Ethos_U55_High_End_Embedded"], B),
     "--memory-mode": ([*B, "--memory-mode", "Shared_Sram"], B),
-    "--quiet": ([*B, "--quiet"], B),
-    "--progress-interval": ([*B, "--progress-interval", "0.0001"], B),
+    "-v": ([*B, "-v"], B),
+    "--progress": ([*B, "--progress"], B),
+    "--quiet rejected": ([*B, "-v", "--quiet"], B),
+    "--progress-interval": ([*B, "-v", "--progress-interval", "0.0001"], [*B, "-v"]),
     "--list-examples": ([*B, "--list-examples"], B),
     "--streaming": ([*B, "--streaming"], B),
     "--hop": ([*B, "--streaming", "--hop", "2"], [*B, "--streaming"]),

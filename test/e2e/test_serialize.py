@@ -228,19 +228,43 @@ def test_serialize_header_states_the_validated_tosa_version(target):
     assert compiled.check().ok
 
 
-@pytest.mark.parametrize("target", ["tosa-fp", "tosa-int", "ethos-u55-128"])
-def test_serialize_target_environment_survives_print_and_parse(target):
-    """The saved `.mlir` carries the target's environment and parses back to the same one."""
-    model, inputs = torch.nn.Linear(3, 2), (torch.randn(1, 3),)
-    if target != "tosa-fp":
-        model = torch2tosa.quantize(model, [inputs] * 4)
-    compiled = torch2tosa.compile(model, inputs, target=target)
+def _linear():
+    return torch.nn.Linear(3, 2), (torch.randn(1, 3),)
+
+
+def _gru():
+    return torch.nn.GRU(3, 4, batch_first=True), (torch.randn(1, 5, 3),)
+
+
+@pytest.mark.parametrize("build, target, scheme, form, extensions", [
+    (_linear, "tosa-fp", None, "unrolled", ""),
+    (_gru, "tosa-fp", None, "unrolled", ""),  # the target has controlflow; the graph no loop
+    (_gru, "tosa-fp", None, "loop", "controlflow"),
+    (_linear, "tosa-int", "a8w8", "unrolled", ""),
+    (_linear, "tosa-int", "a16w8", "unrolled", "int16"),
+    (_linear, "ethos-u55-128", "a8w8", "unrolled", ""),
+], ids=["fp", "fp-gru-unrolled", "fp-gru-loop", "int-a8w8", "int-a16w8", "u55"])
+def test_serialize_target_environment_declares_the_extensions_used(build, target, scheme, form,
+                                                                  extensions):
+    """The module's `tosa.target_env` declares the extensions its ops use, no more (a
+    consumer that checks them may reject a graph declaring one it lacks); the saved `.mlir`
+    parses back to the same environment, or, with none (printed `extensions = []`, which
+    MLIR cannot read back), states it in its first line."""
+    model, inputs = build()
+    if scheme is not None:
+        model = torch2tosa.quantize(model, [inputs] * 4, scheme=scheme)
+    compiled = torch2tosa.compile(model, inputs, target=target,
+                                  **({"gru_form": form} if build is _gru else {}))
     env = str(compiled.module.operation.attributes[TARGET_ENV])
-    extensions = ", ".join(sorted(torch2tosa.target.get(target).extensions))
     assert f"extensions = [{extensions}]>" in env
+    assert compiled.pipeline[-1].startswith("tosa-attach-target")
+    assert ("extensions=" in compiled.pipeline[-1]) == bool(extensions)
     with torch2tosa.support.context.new_context():
         reparsed = ir.Module.parse(compiled.mlir)
-        assert str(reparsed.operation.attributes[TARGET_ENV]) == env
+        if extensions:
+            assert str(reparsed.operation.attributes[TARGET_ENV]) == env
+        else:
+            assert compiled.mlir.startswith(f"// validated against {env}\n")
 
 
 def test_serialize_empty_extension_list_still_gives_the_version():

@@ -30,6 +30,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import ContextCache, FxImporter, FxImporterHooks
 
 from ..support.diagnostics import Torch2TosaError
+from ..support.quiet import libraries_quiet
 from . import audio_decompositions, decompositions, fold_constants, unsupported
 from . import recurrent_export as rnn_export
 from .fold_zero_size import fold_zero_size
@@ -38,7 +39,9 @@ from .unsupported import node_module, node_origin
 
 @contextlib.contextmanager
 def _known_export_noise_silenced():
-    with warnings.catch_warnings():
+    # torch's log records (a `W... Unable to find user code` before a data-dependent error):
+    # the error we raise says it once, naming the model's line.
+    with warnings.catch_warnings(), libraries_quiet():
         # nn.GRU/LSTM keep `_flat_weights` as plain attributes; export says so on every call.
         warnings.filterwarnings("ignore", message=".*were assigned during export.*")
         # torch's own pytree deprecation, raised inside run_decompositions.

@@ -3,8 +3,9 @@
     our passes on the torch dialect (recurrences, then, for an INT target, the quantized
     ops; then the float lowerings) -> torch-mlir's torch backend and TOSA backend for
     everything else -> layout folding and cleanup -> `tosa-validate` against the
-    extensions the graph uses -> the target's environment (`tosa.target_env`), which the
-    `.mlir` carries and the `.tosa` header states.
+    extensions the graph uses -> the environment (`tosa.target_env`: the target's profile
+    and level, the extensions the graph uses), which the `.mlir` carries and the `.tosa`
+    header states.
 
 Why each pass sits where it does is the passes' own ordering rules (`PassInfo.order`),
 checked whenever a pipeline is resolved; `docs/architecture.md` shows this pipeline,
@@ -81,7 +82,9 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     attach = options.target.attach_options(options.tosa_extensions())
     validation = ["verify-no-int64", f"tosa-attach-target{{{attach}}}",
                   "tosa-validate{strict-op-spec-alignment}"]
-    environment = f"tosa-attach-target{{{options.target.environment_options()}}}"
+    # The environment the module declares: the extensions it uses, as far as the options
+    # tell (compile() counts them on the lowered graph's ops instead: stats.used_extensions).
+    environment = f"tosa-attach-target{{{attach}}}"
     # convolutions the target runs badly: strides, dilations above its limits
     conv_rewrites = ([f"convert-strided-conv{{{target}}}"]
                      if options.target.conv_stride_max is not None else [])

@@ -13,7 +13,8 @@ released (see `mlir_run.py`), and serialization waits on a subprocess, so the lo
 stages report while they run. The TOSA reference model keeps the GIL: nothing is
 reported while it runs.
 
-The compile command prints a line per stage (`StderrProgress`). The Python API shows one
+The compile command prints nothing per stage by default, a line per stage with `-v` and
+a line as each stage ends with `--progress` (`StderrProgress`). The Python API shows one
 tqdm bar instead (`BarProgress` for compile's stages, `bar` for quantize's calibration
 items) when asked (`progress=True`) or, by default (`progress=None`), when stderr is a
 terminal: then the bar appears only once the work has taken AUTO_DELAY seconds, so a
@@ -75,21 +76,31 @@ def as_progress(progress: Progress | ProgressFn | None) -> Progress:
 
 
 class StderrProgress(Progress):
-    """The compile command's progress lines (stderr by default):
+    """The compile command's stage lines (stderr by default). The full log (`-v`):
 
         [  start ] tosa-validate{strict-op-spec-alignment}
         [   ...  ] still running tosa-validate{strict-op-spec-alignment} (10 s)
         [  42.71s] tosa-validate{strict-op-spec-alignment}: 80093 ops
 
-    Notes are printed as `PROGRAM: note: ...`, also when `quiet` (no stage lines).
+    `brief` (`--progress`): a line as each stage finishes and while a long one runs, the
+    stage named without its pass options and op counts:
+
+        [   ...  ] still running tosa-validate (10 s)
+        [  42.71s] tosa-validate
+
+    `quiet`: no stage lines. Notes are printed as `PROGRAM: note: ...` unless `notes` is
+    False.
     """
 
     def __init__(self, stream: TextIO | None = None, heartbeat: float | None = 10.0, *,
-                 quiet: bool = False, program: str = "torch2tosa"):
+                 quiet: bool = False, brief: bool = False, notes: bool = True,
+                 program: str = "torch2tosa"):
         self.stream = stream
         self.heartbeat = None if quiet else heartbeat
-        self.count_ops = not quiet
+        self.count_ops = not quiet and not brief
         self.quiet = quiet
+        self.brief = brief
+        self.notes = notes
         self.program = program
         self._lock = threading.Lock()  # the timer thread and the main thread both print
 
@@ -99,16 +110,23 @@ class StderrProgress(Progress):
         with self._lock:
             print(line, file=self.stream or sys.stderr, flush=True)
 
+    def _name(self, stage: str) -> str:
+        return stage.partition("{")[0] if self.brief else stage
+
     def started(self, stage: str) -> None:
-        self._print(f"[  start ] {stage}")
+        if not self.brief:
+            self._print(f"[  start ] {stage}")
 
     def still_running(self, stage: str, seconds: float) -> None:
-        self._print(f"[   ...  ] still running {stage} ({seconds:.0f} s)")
+        self._print(f"[   ...  ] still running {self._name(stage)} ({seconds:.0f} s)")
 
     def finished(self, stage: str, seconds: float, ops: int | None) -> None:
-        self._print(f"[{seconds:7.2f}s] {stage}" + (f": {ops} ops" if ops is not None else ""))
+        self._print(f"[{seconds:7.2f}s] {self._name(stage)}"
+                    + (f": {ops} ops" if ops is not None and not self.brief else ""))
 
     def note(self, message: str) -> None:
+        if not self.notes:
+            return
         with self._lock:
             print(f"{self.program}: note: {message}", file=self.stream or sys.stderr, flush=True)
 

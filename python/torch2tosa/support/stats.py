@@ -26,6 +26,45 @@ def op_counts(module: ir.Module) -> Counter:
     return Counter(name for name in walk_op_names(module) if name.startswith("tosa."))
 
 
+# Ops that do no work of their own: constants (data) and region terminators.
+UNCOUNTED_OPS = CONSTANT_OPS | {"tosa.yield"}
+
+
+def counted(name: str) -> bool:
+    """Whether `compute_ops` counts the op `name`."""
+    return name not in UNCOUNTED_OPS
+
+
 def compute_ops(counts: Counter) -> int:
     """TOSA ops other than constants (and region terminators)."""
-    return sum(n for name, n in counts.items() if name not in CONSTANT_OPS and name != "tosa.yield")
+    return sum(n for name, n in counts.items() if counted(name))
+
+
+# Ops of TOSA's controlflow extension (EXT-CONTROLFLOW).
+CONTROL_FLOW_OPS = frozenset({"tosa.cond_if", "tosa.while_loop"})
+
+
+def _int16(value: ir.Value) -> bool:
+    value_type = value.type
+    if isinstance(value_type, ir.ShapedType):
+        value_type = value_type.element_type
+    return isinstance(value_type, ir.IntegerType) and value_type.width == 16
+
+
+def used_extensions(module: ir.Module | ir.Operation) -> list[str]:
+    """The TOSA extensions a lowered module uses, sorted: `controlflow` for a cond_if or
+    while_loop, `int16` for a 16-bit integer value (scheme a16w8). What its
+    `tosa.target_env` declares: no more than the graph needs (a consumer that checks the
+    extensions may reject a graph that declares one it does not implement)."""
+    used: set[str] = set()
+
+    def visit(op):
+        op = op.operation
+        if op.name in CONTROL_FLOW_OPS:
+            used.add("controlflow")
+        if "int16" not in used and any(_int16(v) for v in (*op.operands, *op.results)):
+            used.add("int16")
+        return ir.WalkResult.ADVANCE
+
+    getattr(module, "operation", module).walk(visit)
+    return sorted(used)

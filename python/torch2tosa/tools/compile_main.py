@@ -35,6 +35,11 @@ NAME.mlir is in MLIR's generic op form, which MLIR tools built on other LLVM gen
 (IREE's iree-compile, another tosa-opt) read; `torch2tosa-opt NAME.mlir` prints it in the
 readable custom form.
 
+Output: the summary on stdout; on stderr, by default, only an error (one line) and notes
+(advice, such as a faster --gru-form; --quiet drops them). -v logs every stage (the
+passes with their options, times and op counts), --progress prints a line as each stage
+ends. torch's and torchao's own log records are kept off the terminal.
+
 Exit status: 0 success (also --list-examples), 1 error or a failed --check (NAME.tosa and
 NAME.mlir are kept for inspection), 2 usage error (the command line is wrong: a bad or
 missing argument, a flag that does not apply to this model or target; no MODEL at all
@@ -48,6 +53,7 @@ import argparse
 import ast
 import importlib.util
 import math
+import re
 import sys
 import sysconfig
 import traceback
@@ -350,6 +356,11 @@ def check_flags(args, target: targets.Target) -> None:
 
         raise UsageError(float_cell_on_int_target(args.gru_cell, target, "--gru-cell",
                                                   f"--gru-cell {AUTO_CELL}"))
+    if args.gru_form == "loop" and "controlflow" not in target.extensions:
+        raise UsageError(f"--gru-form loop (one tosa.while_loop per layer) needs the TOSA "
+                         f"controlflow extension, which --target {target.name} "
+                         f"({target.description}) does not have: use --gru-form unrolled "
+                         f"(the default)")
     if args.atol is not None and not args.check:
         raise UsageError("--atol applies to --check, which is not given")
     if args.atol is not None and target.is_int:
@@ -359,9 +370,9 @@ def check_flags(args, target: targets.Target) -> None:
                         ("--max-lookahead", args.max_lookahead)):
         if value is not None and not args.streaming:
             raise UsageError(f"{flag} applies to --streaming, which is not given")
-    if args.progress_interval is not None and args.quiet:
-        raise UsageError("--progress-interval applies to the progress lines, which --quiet "
-                         "turns off")
+    if args.progress_interval is not None and not (args.verbose or args.progress):
+        raise UsageError("--progress-interval applies to the stage lines of -v or --progress, "
+                         "which are not given")
     if args.calibration is not None:
         path, sep, function = args.calibration.rpartition(":")
         if sep and path.endswith(".py"):
@@ -394,6 +405,42 @@ def check_model_flags(args, spec: str, model, target: targets.Target) -> None:
         raise UsageError(f"--gru-cell: {spec} has no GRU layer, so the flag changes nothing")
 
 
+def check_scheme_fits(args, model, target: targets.Target) -> None:
+    """--scheme a16w8 on a target without int16 TABLE lookups (Ethos-U55), for a model with
+    a layer that needs one: a usage error before export and quantization (seconds), not the
+    lowering's error after them."""
+    if args.scheme != "a16w8" or target.int16_tables:
+        return
+    table = int16_table_module(model)
+    if table is not None:
+        able = ", ".join(t.name for t in targets.TARGETS.values() if t.is_int and t.int16_tables)
+        raise UsageError(
+            f"--scheme a16w8: {table} needs int16 TABLE lookups, which --target {target.name} "
+            f"does not run ({target.description}; its TABLE is int8 only): use --scheme a8w8 "
+            f"(the default) on this target, or --scheme a16w8 on {able}")
+
+
+def int16_table_module(model) -> str | None:
+    """How errors name the first module of `model` whose integer lowering reads a TABLE
+    (quantizer.TABLE_OPS, NORM_OPS, the recurrences: an int16 TABLE under scheme a16w8), or
+    None. By module type, before export and quantization: a functional call
+    (torch.sigmoid in a forward) is found by the lowering instead."""
+    from torch import nn
+
+    from ..support.diagnostics import module_label
+
+    kinds = (nn.RNNBase, nn.RNNCellBase, nn.Sigmoid, nn.Tanh, nn.GELU, nn.SiLU, nn.Hardswish,
+             nn.Hardsigmoid, nn.ELU, nn.LeakyReLU, nn.Softmax, nn.LogSoftmax, nn.LayerNorm,
+             nn.GroupNorm, nn.modules.instancenorm._InstanceNorm, nn.RMSNorm, nn.Softplus,
+             nn.Mish, nn.MultiheadAttention)
+    if not isinstance(model, nn.Module):  # an ExportedProgram: the lowering says it
+        return None
+    for path, module in model.named_modules():
+        if isinstance(module, kinds):
+            return module_label(path, type(module).__name__)
+    return None
+
+
 def has_recurrence(model, gru_only: bool = False) -> bool:
     """Whether `model` has a recurrent layer (a torch.nn one, or torch's recurrent aten op
     in a GraphModule or ExportedProgram); `gru_only`: a GRU or GRUCell."""
@@ -416,17 +463,23 @@ def has_recurrence(model, gru_only: bool = False) -> bool:
 
 
 def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] = ()) -> str:
-    from ..support.stats import compute_ops
+    from ..support.stats import compute_ops, counted
 
     counts = compiled.op_counts()
-    lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants excluded), "
-             f"{tosa_path.stat().st_size} bytes -> {tosa_path}",
+    lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants and region "
+             f"terminators not counted), {tosa_path.stat().st_size} bytes -> {tosa_path}",
              f"  validation: tosa-validate passed (TOSA 1.0, {compiled.target.profile_name} "
              f"profile, level 8K)"
              if any(s.startswith("tosa-validate") for s in compiled.pipeline)
              else "  validation: not run"]
-    lines.append("  ops: " + ", ".join(f"{name.removeprefix('tosa.')} {n}"
-                                        for name, n in counts.most_common()))
+
+    def listed(names):
+        return ", ".join(f"{name.removeprefix('tosa.')} {n}" for name, n in names)
+
+    lines.append("  ops: " + listed((k, n) for k, n in counts.most_common() if counted(k)))
+    uncounted = [(k, n) for k, n in counts.most_common() if not counted(k)]
+    if uncounted:
+        lines.append("  not counted: " + listed(uncounted))
     for kind, specs in zip(("input", "output"), compiled.io_quantization):
         for i, spec in enumerate(specs):
             if spec is not None:
@@ -543,10 +596,19 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--save-vela", action="store_true",
                         help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
                              "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="log each stage on stderr: its start, its end with the time and "
+                             "op count, the pass options (by default only the summary is "
+                             "printed)")
+    output.add_argument("--progress", action="store_true",
+                        help="a line on stderr as each stage ends, and while a long one runs")
+    output.add_argument("--quiet", action="store_true",
+                        help="not even the notes (advice such as a faster --gru-form); "
+                             "errors still go to stderr")
     parser.add_argument("--progress-interval", type=seconds, metavar="SECONDS",
-                        help="while a stage runs longer, say so every SECONDS (default 10; "
-                             "0: never)")
+                        help="-v/--progress: while a stage runs longer, say so every SECONDS "
+                             "(default 10; 0: never)")
     parser.add_argument("--list-examples", action="store_true", help="list the bundled examples")
     return parser
 
@@ -572,13 +634,24 @@ def run(argv) -> int:
         return 2
     interval = (args.progress_interval if args.progress_interval is not None
                 else DEFAULTS["progress_interval"])
-    progress = StderrProgress(heartbeat=interval or None, quiet=args.quiet,
-                              program="torch2tosa-compile")
+    progress = StderrProgress(heartbeat=interval or None,
+                              quiet=not (args.verbose or args.progress), brief=args.progress,
+                              notes=not args.quiet, program="torch2tosa-compile")
     try:
         return _compile(args, progress)
     except Torch2TosaError as e:
-        print(f"torch2tosa-compile: error: {e}", file=sys.stderr)
+        print(f"torch2tosa-compile: error: {undoubled(str(e))}", file=sys.stderr)
         return 2 if isinstance(e, UsageError) else 1
+
+
+# An MLIR diagnostic's first line, `file:line[:col]: error: message`.
+_DIAGNOSTIC = re.compile(r"^([^\n]*?:\d+(?::\d+)?): error: ")
+
+
+def undoubled(message: str) -> str:
+    """`message` without the `error: ` of a diagnostic on its first line: the command says
+    `torch2tosa-compile: error: file:line: message`, once."""
+    return _DIAGNOSTIC.sub(r"\1: ", message, count=1)
 
 
 def _compile(args, progress) -> int:
@@ -587,12 +660,13 @@ def _compile(args, progress) -> int:
     check_flags(args, target)
     check_output_dir(args.output_dir)  # before a compile that can take minutes
     model_file(args.model)
+    name, model, inputs = load_model(args.model)
+    name = args.name or name
+    check_scheme_fits(args, model, target)  # before the compiler is imported
+    check_model_flags(args, args.model, model, target)
     from .. import examples
     from ..api import compile
 
-    name, model, inputs = load_model(args.model)
-    name = args.name or name
-    check_model_flags(args, args.model, model, target)
     sequence = None  # --streaming: the whole-sequence model and its inputs
     if args.streaming:
         from ..step import streaming
