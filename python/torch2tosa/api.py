@@ -565,30 +565,48 @@ def compile(
 def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
              progress: bool | None = None, target=None, min_snr_db: float | None = None,
              vela_cycles: bool = True) -> torch.fx.GraphModule:
-    """`torch2tosa.quantize`: quantization.quantize (its docstring says what it does). For
-    scheme="auto" on an Ethos-U target, the AmpReport (`meta["torch2tosa_amp"]`) also gets
-    Vela's cycles of the choice, of all-a8w8 and of all-a16w8, each compiled for that target
-    with the first calibration item (`vela_cycles=False` skips the three compiles)."""
+    """`torch2tosa.quantize`: quantization.quantize (its docstring says what it does).
+
+    scheme="auto" returns only a choice that compiles for its target: the choice is compiled
+    with the first calibration item (and on an Ethos-U, through Vela) before it is
+    returned, and a choice that does not compile is one error. On an Ethos-U target its
+    AmpReport (`meta["torch2tosa_amp"]`) also gets Vela's cycles of the choice, of all-a8w8
+    and of all-a16w8 (`vela_cycles=False` skips the last two); those two are compiled without
+    reproducers (support/reproducers.py): a failure there is a figure of the report."""
     from .quantization import amp
     from .quantization import quantize as quantize_
     from .quantization.quantize import calibration_items
+    from .support import reproducers
 
     items = calibration_items(calibration)
     quantized = quantize_(model, items, scheme, progress=progress, target=target,
                           min_snr_db=min_snr_db)
     report = quantized.meta.get(amp.AMP_META)
-    if report is None or not vela_cycles or targets.get(report.target).accelerator is None:
+    if report is None:
+        return quantized
+    npu = targets.get(report.target).accelerator is not None
+    try:
+        chosen = compile(quantized, items[0], target=report.target, progress=False)
+        if npu:  # on an NPU, compiling includes Vela's
+            report.vela_cycles["auto"] = chosen.vela().total_cycles
+    except Torch2TosaError as e:
+        raise Torch2TosaError(
+            f"scheme='auto' chose int16 in {report.int16_labels} for '{report.target}', and that choice does "
+            f"not compile there: {str(e).strip().splitlines()[0]}") from None
+    if not vela_cycles or not npu:
         return quantized
     calib = items[:report.calibration_items]  # the items the choice was calibrated on
     for choice in amp.CYCLE_LABELS:
+        if choice == "auto":
+            continue
         if choice == "a8w8" and not report.int16_layers:  # the choice is all-a8w8
             report.vela_cycles[choice] = report.vela_cycles["auto"]
             continue
         try:
-            chosen = quantized if choice == "auto" else quantize_(model, calib, choice,
-                                                                  progress=False)
-            compiled = compile(chosen, items[0], target=report.target, progress=False)
-            report.vela_cycles[choice] = compiled.vela().total_cycles
+            with reproducers.discarded():
+                compiled = compile(quantize_(model, calib, choice, progress=False), items[0],
+                                   target=report.target, progress=False)
+                report.vela_cycles[choice] = compiled.vela().total_cycles
         except Torch2TosaError as e:
             report.vela_cycles[choice] = str(e).strip().splitlines()[0]
     return quantized

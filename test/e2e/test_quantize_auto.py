@@ -118,3 +118,24 @@ def test_quantize_auto_needs_two_items_and_one_scheme_ignores_target():
     with pytest.raises(Torch2TosaError, match=r"^target and min_snr_db are scheme='auto''s; "
                        r"scheme 'a8w8' quantizes every layer the same way$"):
         torch2tosa.quantize(model, items, "a8w8", min_snr_db=40.0)
+
+
+def test_quantize_auto_returns_only_a_choice_that_compiles_INT(monkeypatch, tmp_path):
+    """The choice is compiled for its target before it is returned: one that does not compile
+    is one error line naming the choice and the first line of why, with no reproducer kept
+    for it beyond the compile's own."""
+    import torch2tosa.api as api
+
+    def failing_compile(model, *args, **kwargs):
+        raise Torch2TosaError("model.py:3: error: 'tosa.table' op is not what the target runs\n"
+                              "  reproduce: torch2tosa-opt ...")
+
+    monkeypatch.setattr(api, "compile", failing_compile)
+    model, items = _model_and_items()
+    with pytest.raises(Torch2TosaError) as error:
+        torch2tosa.quantize(model, items, scheme="auto", target="ethos-u85-256", min_snr_db=40)
+    message = str(error.value)
+    assert "\n" not in message
+    assert re.fullmatch(r"scheme='auto' chose int16 in .+ for 'ethos-u85-256', and that choice "
+                        r"does not compile there: model\.py:3: error: 'tosa\.table' op is not "
+                        r"what the target runs", message), message

@@ -52,7 +52,7 @@ def test_serialize_during_validation_failed_validation_stops_the_translator(tmp_
     assert processes and all(p.poll() is not None for p in processes)  # not left running
     # Its model.mlir and model.tosa are removed (the reproducer of the failure stays).
     assert [p.name for p in tmp_path.glob("torch2tosa-serialize-*")] == []
-    assert len(list(tmp_path.glob("torch2tosa-Linear-*.mlir"))) == 1
+    assert len(list(tmp_path.glob("torch2tosa-reproducers/torch2tosa-Linear-*.mlir"))) == 1
 
 
 def test_serialize_during_validation_without_validation_steps_serializes_later():

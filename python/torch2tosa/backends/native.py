@@ -1,9 +1,10 @@
 """When a native tool we run dies of a signal (a segfault or an abort in Vela, tosa-opt, flatc,
 the TOSA reference model): one line that names the tool and the signal, and a command that
-reproduces it on a copy of its input kept at a fresh temporary path.
+reproduces it on a copy of its input kept in the reproducer directory
+(support/reproducers.py).
 
     tosa-opt crashed (SIGSEGV) on this graph: a bug in tosa-opt, not in the graph;
-    reproduce: tosa-opt /tmp/torch2tosa-serialize-k2j4.mlir --tosa-serialize ...
+    reproduce: tosa-opt /tmp/torch2tosa-reproducers/torch2tosa-serialize-k2j4.mlir ...
 
 The tools run as child processes (the reference model in `reference_worker`), so a crash
 costs the child, never the caller's process.
@@ -11,10 +12,9 @@ costs the child, never the caller's process.
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import tempfile
+
+from ..support import reproducers
 
 
 def signal_name(number: int) -> str:
@@ -26,19 +26,14 @@ def signal_name(number: int) -> str:
 
 
 def keep(data: bytes | str, prefix: str, suffix: str) -> str:
-    """Writes `data` to a fresh temporary file that outlives the tool's work directory, for
-    a reproducer command; returns its path."""
-    fd, path = tempfile.mkstemp(prefix=prefix, suffix=suffix)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-    return path
+    """Writes `data` to a fresh file that outlives the tool's work directory, for a
+    reproducer command (support/reproducers.py: one bounded directory); returns its path."""
+    return reproducers.keep(data, prefix, suffix)
 
 
 def keep_directory(path: str, prefix: str) -> str:
-    """A copy of the directory `path` at a fresh temporary path (a tool's work directory)."""
-    kept = tempfile.mkdtemp(prefix=prefix)
-    shutil.copytree(path, kept, dirs_exist_ok=True)
-    return kept
+    """A copy of the directory `path` (a tool's work directory) kept for a reproducer."""
+    return reproducers.keep_directory(path, prefix)
 
 
 def crash_message(tool: str, signal_number: int, command: str, where: str = "",

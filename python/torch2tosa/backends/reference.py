@@ -21,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..support import reproducers
 from ..support.diagnostics import Torch2TosaError
 from . import native
 from . import reference_worker as worker
@@ -150,6 +151,8 @@ def _reproducer(flatbuffer: bytes, arrays: list[np.ndarray]) -> str:
     from tosa.TosaGraph import TosaGraph
 
     tosa_file = native.keep(bytes(flatbuffer), "torch2tosa-reference-", ".tosa")
+    if tosa_file == reproducers.NOT_KEPT:
+        return f"tosa_reference_model --tosa_file={tosa_file}"
     stem = tosa_file.removesuffix(".tosa")
     block = TosaGraph.GetRootAs(flatbuffer, 0).Regions(0).Blocks(0)
     inputs = [block.Inputs(i).decode() for i in range(block.InputsLength())]

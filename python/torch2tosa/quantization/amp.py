@@ -75,8 +75,13 @@ class AmpReport:
     # layers), or why one has none (a16w8 on a target without int16 TABLEs)
     vela_cycles: dict[str, int | str] = field(default_factory=dict)
 
+    @property
+    def int16_labels(self) -> str:
+        """The int16 layers as the summary names them ("none" when there is none)."""
+        return ", ".join(_label(layer) for layer in self.int16_layers) or "none"
+
     def summary(self) -> str:
-        chosen = ", ".join(_label(layer) for layer in self.int16_layers) or "none"
+        chosen = self.int16_labels
         text = (f"scheme='auto' for {self.target}: int16 in {len(self.int16_layers)} of "
                 f"{self.layers} layers ({chosen}); {self.snr_db:.1f} dB on {self.held_out_items} "
                 f"held-out items (all-a8w8 {self.a8w8_snr_db:.1f} dB; requested "

@@ -24,7 +24,6 @@ import functools
 import importlib.util
 import os
 import re
-import tempfile
 from typing import Iterable, Sequence
 
 from torch_mlir import ir
@@ -139,14 +138,14 @@ def format_mlir_error(err: ir.MLIRError, buffer_name: str | None = None) -> str:
 
 
 def write_reproducer(module: ir.Module | str, stem: str) -> str:
-    """Writes the IR to a fresh temp file (never clobbering another run's) and returns its path."""
-    fd, path = tempfile.mkstemp(prefix=f"torch2tosa-{stem}-", suffix=".mlir")
+    """Writes the IR to a fresh file in the reproducer directory (reproducers.py: never
+    clobbering another run's) and returns its path."""
+    from . import reproducers
+
     text = module if isinstance(module, str) else module.operation.get_asm(
         enable_debug_info=True
     )
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    return path
+    return reproducers.keep(text, f"torch2tosa-{stem}-", ".mlir")
 
 
 def reproducer_command(pipeline: Iterable[str], path: str) -> str:
