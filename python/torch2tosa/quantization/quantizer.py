@@ -101,7 +101,14 @@ BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
 # Clamps that fold into the RESCALE at the end of the op before them.
 FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.clamp.default,
                        aten.hardtanh.default, aten.hardtanh_.default}
+# F.relu6, torch.clamp_min / clamp_max: clamps as well (a fixed or one-sided range).
+FUSABLE_ACTIVATIONS |= {aten.relu6.default, aten.clamp_min.default, aten.clamp_max.default}
 CAT_OPS = {aten.cat.default, aten.concat.default}
+# stack: a cat of unsqueezed tensors, one observer shared the same way.
+CAT_OPS |= {aten.stack.default}
+# minimum / maximum of two activations: both operands and the output share one observer
+# (as cat's do), so the integer MINIMUM / MAXIMUM compares the codes as they are.
+MINMAX_OPS = {aten.minimum.default, aten.maximum.default}
 # Own input and output scales: in int8 these become TABLE ops (or a TABLE-based softmax).
 TABLE_OPS = {
     aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
@@ -116,6 +123,8 @@ NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm
 UNARY_OPS = TABLE_OPS | NORM_OPS | {aten.pow.Tensor_Scalar, aten.sqrt.default,
                                     aten.rsqrt.default, aten.prelu.default,
                                     aten.softplus.default, aten.mish.default}
+# x^2 (int8: a TABLE; int16: a MUL), -x and |x| (a TABLE: exact in int8).
+UNARY_OPS |= {aten.square.default, aten.neg.default, aten.abs.default}
 # Own output scale, computed from the input codes by the integer lowering (REDUCE_SUM in
 # int32, then one RESCALE).
 SUM_OPS = {aten.sum.dim_IntList}
@@ -204,6 +213,8 @@ class TosaQuantizer(Quantizer):
                 self._annotate_matmul(node)
             elif target in CAT_OPS:
                 self._annotate_cat(node)
+            elif target in MINMAX_OPS:
+                self._annotate_shared_operands(node, list(node.args[:2]))
             elif target in SUM_OPS and node.kwargs.get("dtype") is None and len(node.args) < 4:
                 self._annotate_sum(node)
             elif target in UNARY_OPS:
@@ -338,7 +349,10 @@ class TosaQuantizer(Quantizer):
         _annotate(node, inputs, act)
 
     def _annotate_cat(self, node: Node) -> None:
-        tensors = node.args[0]
+        self._annotate_shared_operands(node, node.args[0])
+
+    def _annotate_shared_operands(self, node: Node, tensors) -> None:
+        """Every tensor operand and the output share one observer (cat, stack, min/max)."""
         if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
             return
         first = tensors[0]
