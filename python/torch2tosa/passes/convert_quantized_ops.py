@@ -15,8 +15,9 @@ values; nothing is recomputed from statistics):
         (`conv1d.integer_grouped_form`).
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
-    elementwise, reductions (sum, mean, amax), pooling, concat, layout ops (incl. expand,
-    repeat_interleave, flip without GATHER), x * c, PReLU and nonlinearities:
+    elementwise (incl. minimum/maximum), reductions (sum, mean, amax), pooling, concat, stack,
+    layout ops (incl. expand, repeat_interleave, flip without GATHER), x * c, PReLU and
+    nonlinearities:
     lowering/integer/elementwise.py
     layer / group / instance / RMS norm: statistics in int32, a per-row 1/sqrt
     (lowering/integer/norms.py)

@@ -13,16 +13,17 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   no observer (attention's 1/sqrt(d) costs no op)
   matmul / bmm / mm of two        each operand act (or its producer's own parameters:
   activations                     a softmax's fixed [0, 1]), output act
-  relu / clamp / hardtanh after one of the above (its only user): fused, i.e. the
-                                  producer's output is not quantized, the activation's
-                                  output is (TOSA folds the clamp into the RESCALE)
-  cat                             inputs and output share one observer, with the
-                                  producers' outputs too: no requantization
+  relu / clamp / hardtanh / relu6 fused, i.e. the producer's output is not quantized,
+  / clamp_min / clamp_max after   the activation's output is (TOSA folds the clamp
+  one of the above (its only      into the RESCALE)
+  user)
+  cat, stack, minimum / maximum   inputs and output share one observer, with the
+  of two activations              producers' outputs too: no requantization
   sum over dims                   input x's own parameters, output act (an int32
                                   REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
-  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs)
-  softplus, mish
+  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2)
+  softplus, mish, square, neg, abs
   layer / group / instance /      input act, output act, weight and bias float: the
   RMS norm, PReLU                 lowering computes the statistics in int32 and folds
                                   the weights in (lowering/integer/norms.py)
@@ -30,6 +31,9 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   batch norm no conv or linear    decompose_layers.py) into slices, sigmoid and mul, a
   absorbed, scaled dot-product    depthwise conv1d or an instance norm, matmuls around a
   attention                       softmax: each piece annotated by these rules
+  var / std, matmul / mm / einsum rewritten first (`transform_for_annotation`, see
+  with a constant operand, a / b  decompose_ops.py) into mean, sub, mul, sum [, sqrt], a
+  of two activations              linear or grouped conv1d, reciprocal and mul
   softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the

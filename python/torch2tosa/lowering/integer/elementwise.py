@@ -20,13 +20,17 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
     cat       inputs whose parameters differ from the output's are RESCALEd first
+    stack     the same, each input RESHAPEd with a size-1 axis at dim, one CONCAT
+    min/max   a32 = RESCALE(a - za, sa / sy), b32 likewise, RESCALE(MAX(a32, b32), 1) + zy
+              (TOSA runs MINIMUM/MAXIMUM on int32 only)
     layout    permute/view/flatten/squeeze/unsqueeze/slice/select: the same data movement on the
               integers (a RESCALE only when the parameters differ)
     pooling   avg/max_pool1d and adaptive_avg_pool1d (width a multiple of the output) as
               TOSA avg_pool2d/max_pool2d on [N,1,W,C]; TOSA averages without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
-    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/...: a 256-entry int8 TABLE, its entries
+    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/square/neg/abs/...: a 256-entry int8
+              TABLE, its entries
               computed by `quant_math.table_int8` exactly as the PT2E model computes f;
               int16 (a16w8, EXT-INT16): y = RESCALE(TABLE513(x), 2^-7), the table at the
               output's scale (see `_table_int16`); an error on targets whose TABLE is int8
