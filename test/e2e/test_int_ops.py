@@ -97,8 +97,9 @@ OPS = [
     ("stack_steps", _fn(lambda a, b: torch.stack([a[:, :, t] for t in range(0, 30, 3)], 2)),
      30.0),
     # the integer GRU cell is not the PT2E model's float cell: 3 dB, as published models get
-    ("gru_cell_steps", _CellSteps, 30.0, dict(steps=(2, 0.8), pt2e_margin=3.0)),
-    ("square", _fn(lambda a, b: torch.square(a)), 28.0),
+    ("gru_cell_steps", _CellSteps, 30.0, dict(steps=(3, 0.8), pt2e_margin=3.0)),
+    # the PT2E model's own SNR: a long-tailed x^2 clipped by its observer (20-33 dB over seeds)
+    ("square", _fn(lambda a, b: torch.square(a)), 20.0),
     ("neg", _fn(lambda a, b: torch.neg(a)), 30.0),
     ("abs", _fn(lambda a, b: torch.abs(a)), 30.0),
     ("minimum", _fn(lambda a, b: torch.minimum(a, b)), 30.0),
@@ -111,17 +112,19 @@ OPS = [
     ("channel_norm", _fn(lambda a, b: (a - a.mean(1, keepdim=True)) / torch.sqrt(
         torch.var(a, dim=1, keepdim=True, unbiased=False) + 1e-5)), 20.0,
      # a step of var moves 1/sqrt(var) (two TABLEs) by several steps where var is small
-     dict(steps=(6, 0.95))),
+     dict(steps=(8, 0.8))),
     ("matmul_constant", lambda: _Matmul(left=False), 30.0),
     ("constant_matmul", lambda: _Matmul(left=True), 30.0),
     ("einsum_grouped", _Einsum, 30.0),
     ("div", _fn(lambda a, b: a / (b.abs() + 0.5)), 20.0),
     # TOSA's average rounds exact halves up, PyTorch to even: a kernel of 2 ties half the time
-    ("avg_pool1d", _fn(lambda a, b: F.avg_pool1d(a, 2)), 30.0, dict(steps=(4, 0.8))),
+    ("avg_pool1d", _fn(lambda a, b: F.avg_pool1d(a, 2)), 30.0,
+     dict(steps=(4, 0.8), pt2e_margin=1.5)),
 ]
-# rows also checked in a16w8 (ethos-u85-256), at least 40 dB
+# rows also checked in a16w8 (ethos-u85-256), at least A16W8_SNR (the default run's: 42-47 dB;
+# alone, with other weights, the PT2E model's own SNR is as low as 35 dB)
 A16W8 = ("stack", "square", "maximum", "var", "matmul_constant", "avg_pool1d")
-A16W8_SNR = 40.0
+A16W8_SNR = 32.0
 ROWS = {row[0]: (row[1], row[2], row[3] if len(row) > 3 else {}) for row in OPS}
 NAMES = tuple(row[0] for row in OPS)
 

@@ -431,7 +431,8 @@ QUANTIZED_WHOLE = ("aten.layer_norm.default", "aten.group_norm.default",
                    "aten.instance_norm.default", "aten.rms_norm.default", "aten.prelu.default",
                    "aten.repeat_interleave.self_int", "aten.matmul.default",
                    "aten.softplus.default", "aten.mish.default")
-# stack (a cat and a view once decomposed), square (a pow): one op each, named as written
+# stack (a cat and a view once decomposed; a PT2E quantizer that annotates it whole: TosaQuantizer
+# rewrites it into unsqueezes and a cat first), square (a pow): one op each, named as written
 QUANTIZED_WHOLE += ("aten.stack.default", "aten.square.default")
 
 

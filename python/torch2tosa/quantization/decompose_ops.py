@@ -23,6 +23,12 @@ model computes what the integer graph computes:
                                          then viewed and permuted into the output's order
     a / b, b an activation            -> a * reciprocal(b): a 1/x TABLE and a MUL (a
     (not a constant)                     number a > 0: the TABLE and a free scalar mul)
+    stack(xs, dim)                    -> cat(unsqueeze(x, dim) for x in xs, dim): each
+                                         unsqueeze shares its x's parameters, so a stack of
+                                         recurrent states (a GRUCell loop's outputs) keeps
+                                         their fixed or power-of-two format, which a stack
+                                         annotated whole (one observer) replaced; the integer
+                                         graph is the same RESHAPEs and CONCAT
 """
 
 from __future__ import annotations
@@ -197,7 +203,18 @@ def _division(model: GraphModule, node: Node) -> bool:
     return _replace(model, node, y)
 
 
-_REWRITES = {aten.var.dim: _variance, aten.var.correction: _variance,
+def _stack(model: GraphModule, node: Node) -> bool:
+    tensors = node.args[0]
+    if not tensors or not all(_float(t) for t in tensors):
+        return False
+    dim = _arg(node, 1, "dim", 0) % len(_shape(node))
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        y = new(aten.cat.default, ([new(aten.unsqueeze.default, (t, dim)) for t in tensors], dim))
+    return _replace(model, node, y)
+
+
+_REWRITES = {aten.stack.default: _stack,aten.var.dim: _variance, aten.var.correction: _variance,
              aten.std.dim: _variance, aten.std.correction: _variance,
              aten.matmul.default: _matmul, aten.mm.default: _matmul,
              aten.einsum.default: _einsum, aten.div.Tensor: _division}

@@ -17,8 +17,8 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   / clamp_min / clamp_max after   the activation's output is (TOSA folds the clamp
   one of the above (its only      into the RESCALE)
   user)
-  cat, stack, minimum / maximum   inputs and output share one observer, with the
-  of two activations              producers' outputs too: no requantization
+  cat, minimum / maximum of two   inputs and output share one observer, with the
+  activations                     producers' outputs too: no requantization
   sum over dims                   input x's own parameters, output act (an int32
                                   REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
@@ -33,7 +33,8 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   attention                       softmax: each piece annotated by these rules
   var / std, matmul / mm / einsum rewritten first (`transform_for_annotation`, see
   with a constant operand, a / b  decompose_ops.py) into mean, sub, mul, sum [, sqrt], a
-  of two activations              linear or grouped conv1d, reciprocal and mul
+  of two activations, stack       linear or grouped conv1d, reciprocal and mul,
+                                  unsqueezes and a cat
   softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
@@ -109,8 +110,6 @@ FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.clamp.default
 # F.relu6, torch.clamp_min / clamp_max: clamps as well (a fixed or one-sided range).
 FUSABLE_ACTIVATIONS |= {aten.relu6.default, aten.clamp_min.default, aten.clamp_max.default}
 CAT_OPS = {aten.cat.default, aten.concat.default}
-# stack: a cat of unsqueezed tensors, one observer shared the same way.
-CAT_OPS |= {aten.stack.default}
 # minimum / maximum of two activations: both operands and the output share one observer
 # (as cat's do), so the integer MINIMUM / MAXIMUM compares the codes as they are.
 MINMAX_OPS = {aten.minimum.default, aten.maximum.default}
@@ -358,7 +357,7 @@ class TosaQuantizer(Quantizer):
         self._annotate_shared_operands(node, node.args[0])
 
     def _annotate_shared_operands(self, node: Node, tensors) -> None:
-        """Every tensor operand and the output share one observer (cat, stack, min/max)."""
+        """Every tensor operand and the output share one observer (cat, min/max)."""
         if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
             return
         first = tensors[0]
