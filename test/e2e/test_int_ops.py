@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import torch2tosa
-from torch2tosa import checking
+from torch2tosa import Torch2TosaError, checking
 
 LONG = os.environ.get("TORCH2TOSA_PUBLISHED_LONG", "") not in ("", "0")
 CALIBRATION = 8
@@ -226,3 +226,15 @@ def test_op_alone_tosa_INT(name, scheme, target):
     built = _built((name,), scheme, target)
     built.check(name)
     built.vela((target,))
+
+
+def test_int16_table_op_on_u55_is_one_line_error_tosa_INT():
+    """|x| in a16w8 is an int16 TABLE, which the Ethos-U55 does not run: one line naming the
+    op and the hardware limit, not a traceback."""
+    model = Between(["abs"]).eval()
+    calibration = [(torch.randn(SHAPE),) for _ in range(2)]
+    quantized = torch2tosa.quantize(model, calibration, scheme="a16w8")
+    with pytest.raises(Torch2TosaError, match=r"aten\.abs: int16 activations \(scheme 'a16w8'\) "
+                                              r"need an int16 TABLE lookup .* which target "
+                                              r"'ethos-u55-128' does not run"):
+        torch2tosa.compile(quantized, calibration[0], target="ethos-u55-128")
