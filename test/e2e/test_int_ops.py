@@ -238,3 +238,39 @@ def test_int16_table_op_on_u55_is_one_line_error_tosa_INT():
                                               r"need an int16 TABLE lookup .* which target "
                                               r"'ethos-u55-128' does not run"):
         torch2tosa.compile(quantized, calibration[0], target="ethos-u55-128")
+
+
+class _Rewritten(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(6, 5))
+        self.g = nn.Parameter(torch.randn(2, 3, 4))
+
+    def forward(self, x, y):  # x [2, 6, 6], y [2, 6, 6]
+        grouped = torch.einsum("btgi,gih->btgh", x.view(2, 6, 2, 3), self.g)
+        return (torch.std(x, dim=1, keepdim=True), x @ self.w, grouped, x / y.abs(),
+                torch.stack([x, y], 1))
+
+
+def test_decompose_ops_rewrites_tosa_INT():
+    """The rewrites before annotation (quantization/decompose_ops.py), op by op, each keeping
+    the float model's result: std -> mean, sub, mul, sum, mul by 1/(N-1), sqrt; x @ W ->
+    linear; the grouped einsum -> a grouped conv1d; x / y -> reciprocal, mul; stack ->
+    unsqueezes, cat."""
+    from torch2tosa.frontend.importer import export
+    from torch2tosa.quantization.decompose_ops import decompose_ops
+
+    aten = torch.ops.aten
+    model, inputs = _Rewritten().eval(), (torch.randn(2, 6, 6), torch.randn(2, 6, 6))
+    graph = export(model, inputs).module()
+    decompose_ops(graph)
+    targets = [n.target for n in graph.graph.nodes if n.op == "call_function"]
+    for gone in (aten.std.correction, aten.std.dim, aten.matmul.default, aten.einsum.default,
+                 aten.div.Tensor, aten.stack.default):
+        assert gone not in targets, gone
+    counts = {t: targets.count(t) for t in (aten.linear.default, aten.conv1d.default,
+                                            aten.reciprocal.default, aten.sqrt.default,
+                                            aten.unsqueeze.default, aten.cat.default)}
+    assert list(counts.values()) == [1, 1, 1, 1, 2, 1], counts
+    for got, want in zip(graph(*inputs), model(*inputs)):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)

@@ -86,6 +86,7 @@ def _variance(model: GraphModule, node: Node) -> bool:
         return False
     shape = _shape(x)
     dims = _arg(node, 1, "dim", None)
+    dims = [dims] if isinstance(dims, int) else dims
     dims = sorted({d % len(shape) for d in dims}) if dims else list(range(len(shape)))
     if node.target in (aten.var.correction, aten.std.correction):
         correction = node.kwargs.get("correction")

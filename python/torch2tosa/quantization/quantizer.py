@@ -180,7 +180,8 @@ class TosaQuantizer(Quantizer):
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
-        with integer lowerings (decompose_layers), then softmax / log_softmax
+        with integer lowerings (decompose_layers), then var/std, products with a constant,
+        divisions of two activations and stack (decompose_ops), then softmax / log_softmax
         (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
