@@ -422,7 +422,8 @@ def avg_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: S
     n, _, _, c = shape_of(x)
     return tosa.avg_pool2d(tensor_type([n, *out_hw, c], elem), x, zero_point(elem, input_zp),
                            zero_point(elem, output_zp), i64_array(kernel), i64_array(stride),
-                           i64_array(pad), ir.TypeAttr.get(accumulator_type(elem)))
+                           i64_array(pad), ir.TypeAttr.get(  # TOSA: int8 and int16 sum in i32
+                               accumulator_type(elem) if is_float(elem) else int_type(32)))
 
 
 def max_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],

@@ -15,8 +15,9 @@ values; nothing is recomputed from statistics):
         (`conv1d.integer_grouped_form`).
     q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
-    elementwise, reductions (sum, mean, amax), pooling, concat, layout ops (incl. expand,
-    repeat_interleave, flip without GATHER), x * c, PReLU and nonlinearities:
+    elementwise (incl. minimum/maximum), reductions (sum, mean, amax), pooling, concat, stack,
+    layout ops (incl. expand, repeat_interleave, flip without GATHER), x * c, PReLU and
+    nonlinearities:
     lowering/integer/elementwise.py
     layer / group / instance / RMS norm: statistics in int32, a per-row 1/sqrt
     (lowering/integer/norms.py)
@@ -244,6 +245,8 @@ LOWERINGS = {
     "torch.aten.sum.dim_IntList": ew.lower_sum,
     "torch.aten.amax": ew.lower_amax,
     "torch.aten.cat": ew.lower_cat,
+    "torch.aten.stack": ew.lower_stack,
+    **{name: ew.lower_minmax for name in ew.MINMAX_OPS},
     "torch.aten.avg_pool1d": ew.lower_avg_pool,
     "torch.aten.max_pool1d": ew.lower_max_pool,
     "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
@@ -428,6 +431,9 @@ QUANTIZED_WHOLE = ("aten.layer_norm.default", "aten.group_norm.default",
                    "aten.instance_norm.default", "aten.rms_norm.default", "aten.prelu.default",
                    "aten.repeat_interleave.self_int", "aten.matmul.default",
                    "aten.softplus.default", "aten.mish.default")
+# stack (a cat and a view once decomposed; a PT2E quantizer that annotates it whole: TosaQuantizer
+# rewrites it into unsqueezes and a cat first), square (a pow): one op each, named as written
+QUANTIZED_WHOLE += ("aten.stack.default", "aten.square.default")
 
 
 def claims(node, is_constant) -> bool:
@@ -437,6 +443,8 @@ def claims(node, is_constant) -> bool:
     if str(node.target).replace("::", ".") not in QUANTIZED_WHOLE:
         return True
     x = node.args[0] if node.args else None
+    if isinstance(x, (list, tuple)):  # stack's tensors
+        x = x[0] if x else None
     return getattr(x, "op", None) == "call_function" and str(x.target).startswith(
         "quantized_decomposed.dequantize_per_")
 

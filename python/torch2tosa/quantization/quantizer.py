@@ -13,16 +13,17 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   no observer (attention's 1/sqrt(d) costs no op)
   matmul / bmm / mm of two        each operand act (or its producer's own parameters:
   activations                     a softmax's fixed [0, 1]), output act
-  relu / clamp / hardtanh after one of the above (its only user): fused, i.e. the
-                                  producer's output is not quantized, the activation's
-                                  output is (TOSA folds the clamp into the RESCALE)
-  cat                             inputs and output share one observer, with the
-                                  producers' outputs too: no requantization
+  relu / clamp / hardtanh / relu6 fused, i.e. the producer's output is not quantized,
+  / clamp_min / clamp_max after   the activation's output is (TOSA folds the clamp
+  one of the above (its only      into the RESCALE)
+  user)
+  cat, minimum / maximum of two   inputs and output share one observer, with the
+  activations                     producers' outputs too: no requantization
   sum over dims                   input x's own parameters, output act (an int32
                                   REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
-  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs)
-  softplus, mish
+  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2)
+  softplus, mish, square, neg, abs
   layer / group / instance /      input act, output act, weight and bias float: the
   RMS norm, PReLU                 lowering computes the statistics in int32 and folds
                                   the weights in (lowering/integer/norms.py)
@@ -30,6 +31,10 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   batch norm no conv or linear    decompose_layers.py) into slices, sigmoid and mul, a
   absorbed, scaled dot-product    depthwise conv1d or an instance norm, matmuls around a
   attention                       softmax: each piece annotated by these rules
+  var / std, matmul / mm / einsum rewritten first (`transform_for_annotation`, see
+  with a constant operand, a / b  decompose_ops.py) into mean, sub, mul, sum [, sqrt], a
+  of two activations, stack       linear or grouped conv1d, reciprocal and mul,
+                                  unsqueezes and a cat
   softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
@@ -89,6 +94,7 @@ from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .decompose_layers import decompose_layers
+from .decompose_ops import decompose_ops
 from .layer_schemes import LayerSchemes
 from .schemes import SCHEMES, Scheme
 
@@ -101,7 +107,12 @@ BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
 # Clamps that fold into the RESCALE at the end of the op before them.
 FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.clamp.default,
                        aten.hardtanh.default, aten.hardtanh_.default}
+# F.relu6, torch.clamp_min / clamp_max: clamps as well (a fixed or one-sided range).
+FUSABLE_ACTIVATIONS |= {aten.relu6.default, aten.clamp_min.default, aten.clamp_max.default}
 CAT_OPS = {aten.cat.default, aten.concat.default}
+# minimum / maximum of two activations: both operands and the output share one observer
+# (as cat's do), so the integer MINIMUM / MAXIMUM compares the codes as they are.
+MINMAX_OPS = {aten.minimum.default, aten.maximum.default}
 # Own input and output scales: in int8 these become TABLE ops (or a TABLE-based softmax).
 TABLE_OPS = {
     aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
@@ -116,6 +127,8 @@ NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm
 UNARY_OPS = TABLE_OPS | NORM_OPS | {aten.pow.Tensor_Scalar, aten.sqrt.default,
                                     aten.rsqrt.default, aten.prelu.default,
                                     aten.softplus.default, aten.mish.default}
+# x^2 (int8: a TABLE; int16: a MUL), -x and |x| (a TABLE: exact in int8).
+UNARY_OPS |= {aten.square.default, aten.neg.default, aten.abs.default}
 # Own output scale, computed from the input codes by the integer lowering (REDUCE_SUM in
 # int32, then one RESCALE).
 SUM_OPS = {aten.sum.dim_IntList}
@@ -167,10 +180,12 @@ class TosaQuantizer(Quantizer):
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
-        with integer lowerings (decompose_layers), then softmax / log_softmax
+        with integer lowerings (decompose_layers), then var/std, products with a constant,
+        divisions of two activations and stack (decompose_ops), then softmax / log_softmax
         (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
+        decompose_ops(model)
         sm.decompose_softmax(model)
         # What the rewrites read only to match (a mask now a constant, the pieces of an RMS
         # division), including export's dtype assertions on it (kept alive as side effects).
@@ -204,6 +219,8 @@ class TosaQuantizer(Quantizer):
                 self._annotate_matmul(node)
             elif target in CAT_OPS:
                 self._annotate_cat(node)
+            elif target in MINMAX_OPS:
+                self._annotate_shared_operands(node, list(node.args[:2]))
             elif target in SUM_OPS and node.kwargs.get("dtype") is None and len(node.args) < 4:
                 self._annotate_sum(node)
             elif target in UNARY_OPS:
@@ -338,7 +355,10 @@ class TosaQuantizer(Quantizer):
         _annotate(node, inputs, act)
 
     def _annotate_cat(self, node: Node) -> None:
-        tensors = node.args[0]
+        self._annotate_shared_operands(node, node.args[0])
+
+    def _annotate_shared_operands(self, node: Node, tensors) -> None:
+        """Every tensor operand and the output share one observer (cat, min/max)."""
         if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
             return
         first = tensors[0]

@@ -20,14 +20,18 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
     amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
     cat       inputs whose parameters differ from the output's are RESCALEd first
+    stack     the same, each input RESHAPEd with a size-1 axis at dim, one CONCAT
+    min/max   a32 = RESCALE(a - za, sa / sy), b32 likewise, RESCALE(MAX(a32, b32), 1) + zy
+              (TOSA runs MINIMUM/MAXIMUM on int32 only)
     layout    permute/view/flatten/squeeze/unsqueeze/slice/select: the same data movement on the
               integers (a RESCALE only when the parameters differ)
     pooling   avg/max_pool1d and adaptive_avg_pool1d (width a multiple of the output) as
               TOSA avg_pool2d/max_pool2d on [N,1,W,C]; TOSA averages without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
-    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/...: a 256-entry int8 TABLE, its entries
-              computed by `quant_math.table_int8` exactly as the PT2E model computes f;
+    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/square/neg/abs/...: a 256-entry int8
+              TABLE, its entries computed by `quant_math.table_int8` exactly as the PT2E
+              model computes f (int16 square: one MUL, as pow 2);
               int16 (a16w8, EXT-INT16): y = RESCALE(TABLE513(x), 2^-7), the table at the
               output's scale (see `_table_int16`); an error on targets whose TABLE is int8
               only (ethos-u55-128)
@@ -369,6 +373,36 @@ def lower_cat(op, out):
                      axis)
 
 
+def lower_stack(op, out):
+    """stack(xs, dim): each x RESHAPEd with a size-1 axis at dim (requantized when its
+    parameters differ from the output's), then one CONCAT along it."""
+    what = "aten.stack"
+    values = list(tb.defining_op(op.operands[0]).operands)
+    out_shape = _result_shape(op)
+    axis = int(constant(op.operands[1], f"{what}: dim")) % len(out_shape)
+    piece = out_shape[:axis] + [1] + out_shape[axis + 1:]
+    return tb.concat([tb.reshape(requantized(*quantized_operand(v, what), out, what), piece)
+                      for v in values], axis)
+
+
+def lower_minmax(op, out):
+    """minimum / maximum of two activations (TOSA runs both on int32 only):
+
+        a32 = RESCALE(a - za, sa / sy), b32 likewise, y = RESCALE(MAX(a32, b32), 1) + zy
+
+    TosaQuantizer shares one observer between the operands and the output, so the ratios
+    are 1 and y is exact (rounding is increasing, so it commutes with MIN / MAX anyway)."""
+    what = op.name.removeprefix("torch.")
+    rank = len(_result_shape(op))
+    a, b = (_same_rank(_to_int32(x, qp, qp.scalar_scale / out.scalar_scale, what), rank)
+            for x, qp in (quantized_operand(v, what) for v in op.operands[:2]))
+    y = (tb.minimum if op.name == "torch.aten.minimum" else tb.maximum)(a, b)
+    return _from_int32(y, 1.0, out, what)
+
+
+MINMAX_OPS = ("torch.aten.minimum", "torch.aten.maximum")
+
+
 # --- layout ops -----------------------------------------------------------------------------
 
 
@@ -564,6 +598,9 @@ def _table_functions():
         "torch.aten.sqrt": torch.sqrt,
         "torch.aten.rsqrt": torch.rsqrt,
         "torch.aten.mish": F.mish,
+        "torch.aten.square": torch.square,
+        "torch.aten.neg": torch.neg,
+        "torch.aten.abs": torch.abs,
     }
 
 
@@ -573,10 +610,13 @@ TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.a
              "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu",
              "torch.aten.sqrt", "torch.aten.rsqrt", "torch.aten.pow.Tensor_Scalar",
              "torch.aten.softplus", "torch.aten.mish")
+TABLE_OPS += ("torch.aten.square", "torch.aten.neg", "torch.aten.abs")
 
 
 def lower_table(op, out, target=None):
     what = op.name.removeprefix("torch.")
+    if op.name == "torch.aten.square" and out.int_type == "i16":
+        return _int16_power(*quantized_operand(op.operands[0], what), out, 2, what)
     if op.name == "torch.aten.pow.Tensor_Scalar":
         exponent = float(constant(op.operands[1], f"{what}: exponent"))
         if out.int_type == "i16" and exponent in (2.0, 3.0):
