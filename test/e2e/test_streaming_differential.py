@@ -70,7 +70,7 @@ def test_streaming_differential_tosa_FP(spec):
 
 
 @_settings(EXAMPLES_INT)
-@given(spec=stream_gen.stream_specs(heads=("gru", "lstm", "rnn"), max_convs=2))
+@given(spec=stream_gen.stream_specs(heads=("gru", "lstm", "rnn", "gru_cell", "lstm_cell"), max_convs=2))
 def test_streaming_differential_tosa_INT(spec):
     note(spec.describe())
     model, inputs = spec.build()
