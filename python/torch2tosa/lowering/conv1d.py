@@ -66,6 +66,21 @@ class Conv1d:
         return (f"stride={self.stride}, padding={list(self.pad)}, dilation={self.dilation}, "
                 f"groups={self.groups}, transposed={self.transposed}")
 
+    @property
+    def positions(self) -> int:
+        """Output positions times kernel taps: a dense conv's MACs per (input, output)
+        channel pair."""
+        return self.batch * self.out_width * self.kernel
+
+    def tosa_input(self, x: ir.Value, input_zp: int) -> tuple[ir.Value, dict]:
+        """x [N,1,W,C] cut to TOSA's exact division, and the conv's TOSA attributes."""
+        left, right, drop = _exact_padding(self)
+        if drop:
+            x = tb.slice_(x, [0, 0, 0, 0], [self.batch, 1, self.width - drop, self.in_channels])
+        return x, dict(pad=[0, 0, left, right], stride=[1, self.stride],
+                       dilation=[1, self.dilation], out_hw=[1, self.out_width],
+                       input_zp=input_zp)
+
 
 # --- reading the torch op -------------------------------------------------------------
 
@@ -192,7 +207,7 @@ def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None,
     if op_cost_macs is None:
         return grouped_form(spec)
     g, f = spec.groups, channel_floor
-    positions = spec.batch * spec.out_width * spec.kernel
+    positions = spec.positions
     dense = positions * max(spec.out_channels, f) * max(spec.in_channels, f)
     per_group = g * positions * max(spec.out_channels // g, f) * max(spec.in_channels // g, f)
     return BLOCK_DIAGONAL if dense - per_group < (g - 1) * op_cost_macs else PER_GROUP
@@ -216,12 +231,8 @@ def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None
 
 def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish,
              grouped: str) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O]."""
-    left, right, drop = _exact_padding(spec)
-    if drop:
-        x = tb.slice_(x, [0, 0, 0, 0], [spec.batch, 1, spec.width - drop, spec.in_channels])
-    attrs = dict(pad=[0, 0, left, right], stride=[1, spec.stride], dilation=[1, spec.dilation],
-                 out_hw=[1, spec.out_width], input_zp=k.input_zp)
+    """x [N,H,W,C] -> [N,H',W',O] (H = H' = 1 for a Conv1d)."""
+    x, attrs = spec.tosa_input(x, k.input_zp)
     g, c = spec.groups, spec.in_channels
     every = slice(0, spec.out_channels)
     if g == c and g > 1:
@@ -248,9 +259,9 @@ def _depthwise_sum(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict) -> 
         partial = tb.rescale(partial, qm.rescale_params(1.0, f"{spec.op}: int48 partial sums",
                                                         scale32=False), tb.int_type(32))
     m = spec.out_channels // g
-    rows = spec.batch * spec.out_width
-    summed = tb.reduce_sum(tb.reshape(partial, [rows, g, c // g, m]), axis=2)
-    return tb.reshape(summed, [spec.batch, 1, spec.out_width, spec.out_channels])
+    n, h, w, _ = tb.shape_of(partial)
+    summed = tb.reduce_sum(tb.reshape(partial, [n * h * w, g, c // g, m]), axis=2)
+    return tb.reshape(summed, [n, h, w, spec.out_channels])
 
 
 def _check_narrowing(hwcm: np.ndarray, bias: np.ndarray, op: str) -> None:
@@ -263,12 +274,12 @@ def _check_narrowing(hwcm: np.ndarray, bias: np.ndarray, op: str) -> None:
 
 def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict,
                finish: Finish) -> ir.Value:
-    """x [N,1,W,C] -> g x (slice C/g channels -> conv2d -> finish) -> concat on C: [N,1,W',O]."""
+    """x [N,H,W,C] -> g x (slice C/g channels -> conv2d -> finish) -> concat on C: [N,H',W',O]."""
     per_group = spec.in_channels // spec.groups
     per_out = spec.out_channels // spec.groups
     outs = []
     for g, (weight, bias) in enumerate(cw.split_groups(k.w, k.b, spec.groups)):
-        xg = tb.slice_(x, [0, 0, 0, g * per_group], [spec.batch, 1, tb.shape_of(x)[2], per_group])
+        xg = tb.slice_(x, [0, 0, 0, g * per_group], tb.shape_of(x)[:3] + [per_group])
         acc = tb.conv2d(xg, k.weight(weight), k.bias(bias), **attrs)
         outs.append(finish(acc, slice(g * per_out, (g + 1) * per_out)))
     return tb.concat(outs, axis=3)

@@ -52,8 +52,10 @@ from torch_mlir import ir
 
 from .. import target as targets
 from ..lowering import tosa_builders as tb
+from ..lowering import conv2d
 from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
                                integer_grouped_form, to_nhwc)
+from ..lowering.conv2d import conv2d_spec
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
@@ -147,58 +149,31 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
 def _lower_convolution(op: ir.Operation, out: QParams,
                        target: targets.Target | None = None) -> ir.Value:
     spec = conv1d_spec(op)
-    if spec is None:
-        return _lower_conv2d(op, out)
-    what = spec.op
+    two_d = spec is None
+    if two_d:
+        spec = conv2d_spec(op)
+        if spec.transposed:
+            raise UnsupportedError(f"{spec.op}: a quantized ConvTranspose2d has no TOSA INT "
+                                   f"lowering in torch2tosa yet ({spec.describe()})")
+        spec.check_padding()
+    what = spec.op if not two_d else f"{spec.op} (2D)"
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
-    check_padding(spec)
+    if not two_d:
+        check_padding(spec)
 
     def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
         return _requantize(acc_value, acc[channels], out, what)
 
     costs = None if target is None else target.op_cost_macs
     cost = None if costs is None else costs[in_qp.int_type == "i16"]
-    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants, finish,
+    x = tb.to_builtin(x_int)
+    y = emit_conv(conv2d.to_nhwc(x) if two_d else to_nhwc(x, spec), spec, constants, finish,
                   grouped=integer_grouped_form(spec, cost, 1 if target is None
                                                else target.mac_channel_floor),
                   transposed_stride_max=None if target is None
                   else target.transpose_conv_stride_max)
-    return from_nhwc(y, spec)
-
-
-def _exact_pad(size: int, pad: int, kernel: int, stride: int, dilation: int, out_size: int,
-               what: str) -> tuple[int, int]:
-    """(before, after) padding of one spatial dim with TOSA's exact division."""
-    span = size + 2 * pad - dilation * (kernel - 1) - 1
-    if span < 0 or span // stride + 1 != out_size or span % stride > pad:
-        raise UnsupportedError(f"{what}: output size {out_size} does not match input {size} with "
-                               f"padding {pad}, stride {stride}, dilation {dilation}")
-    return pad, pad - span % stride
-
-
-def _lower_conv2d(op: ir.Operation, out: QParams) -> ir.Value:
-    """aten.convolution with 2 spatial dims, groups 1: NCHW -> NHWC conv2d -> NCHW."""
-    what = "aten.convolution (2D)"
-    a = op.operands
-    stride, padding, dilation = (int_list(a[i], f"{what}: {n}")
-                                 for i, n in ((3, "stride"), (4, "padding"), (5, "dilation")))
-    if len(stride) != 2 or bool(constant(a[6], f"{what}: transposed")) \
-            or int(constant(a[8], f"{what}: groups")) != 1:
-        raise UnsupportedError(f"{what}: only non-transposed 2D convolutions with groups=1 have "
-                               f"an integer lowering")
-    x_int, in_qp = _input(op, what)
-    n, c, h, w = tb.vtensor_shape_and_dtype(x_int.type)[0]
-    _, o, oh, ow = tb.vtensor_shape_and_dtype(op.results[0].type)[0]
-    constants, acc = _constants(op, what, in_qp, o)
-    kh, kw = constants.w.shape[2:]
-    top, bottom = _exact_pad(h, padding[0], kh, stride[0], dilation[0], oh, what)
-    left, right = _exact_pad(w, padding[1], kw, stride[1], dilation[1], ow, what)
-    x = tb.transpose(tb.to_builtin(x_int), [0, 2, 3, 1])
-    y = tb.conv2d(x, constants.weight(constants.w.transpose(0, 2, 3, 1)),
-                  constants.bias(constants.b), pad=[top, bottom, left, right], stride=stride,
-                  dilation=dilation, out_hw=[oh, ow], input_zp=constants.input_zp)
-    return tb.transpose(_requantize(y, acc, out, what), [0, 3, 1, 2])
+    return conv2d.from_nhwc(y) if two_d else from_nhwc(y, spec)
 
 
 def _lower_linear(op: ir.Operation, out: QParams) -> ir.Value:
@@ -247,6 +222,9 @@ LOWERINGS = {
     "torch.aten.avg_pool1d": ew.lower_avg_pool,
     "torch.aten.max_pool1d": ew.lower_max_pool,
     "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
+    "torch.aten.avg_pool2d": ew.lower_avg_pool,
+    "torch.aten.max_pool2d": ew.lower_max_pool,
+    "torch.aten.adaptive_avg_pool2d": ew.lower_adaptive_avg_pool,
     **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
     **{name: ew.lower_table for name in ew.TABLE_OPS},
     **{name: norms.lower_norm for name in norms.NORM_OPS},
@@ -479,7 +457,8 @@ PASS = pattern_pass(
     # kept whole so that an op without an integer lowering is named as the user wrote it
     owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default",
                     "aten.avg_pool1d.default", "aten.max_pool1d.default",
-                    "aten.adaptive_avg_pool1d.default",
+                    "aten.adaptive_avg_pool1d.default", "aten.avg_pool2d.default",
+                    "aten.max_pool2d.default", "aten.adaptive_avg_pool2d.default",
                     # one TABLE each, rather than the mul/add/clamp they decompose to
                     "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default",
                     "aten.gelu.default", *QUANTIZED_WHOLE),
