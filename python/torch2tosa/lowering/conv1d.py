@@ -81,6 +81,14 @@ class Conv1d:
                        dilation=[1, self.dilation], out_hw=[1, self.out_width],
                        input_zp=input_zp)
 
+    def transposed_geometry(self, weight_hw: tuple[int, int]):
+        """A transposed conv with a (dilated) weight of `weight_hw`: TOSA's out_pad, stride
+        and uncropped output size, then the slice (start, size) of the output kept."""
+        left, right, crop_left, crop_right = _transposed_padding(self, weight_hw[1])
+        return ([0, 0, left, right], [1, self.stride],
+                [1, self.out_width + crop_left + crop_right], [0, 0, crop_left, 0],
+                [self.batch, 1, self.out_width, self.out_channels])
+
 
 # --- reading the torch op -------------------------------------------------------------
 
@@ -222,8 +230,8 @@ def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None
     by phases (int32 accumulators only: TOSA reshapes no int48)."""
     finish = finish or (lambda acc, channels: acc)
     if spec.transposed:
-        by_phases = transposed_stride_max is not None and spec.stride > transposed_stride_max \
-            and str(k.bias_elem) == "i32"
+        by_phases = isinstance(spec, Conv1d) and transposed_stride_max is not None \
+            and spec.stride > transposed_stride_max and str(k.bias_elem) == "i32"
         acc = _by_phases(x, spec, k) if by_phases else _transposed(x, spec, k)
         return finish(acc, slice(0, spec.out_channels))
     return _forward(x, spec, k, finish, grouped or grouped_form(spec))
@@ -286,15 +294,12 @@ def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict,
 
 
 def _transposed(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O]."""
+    """x [N,H,W,C] -> [N,H',W',O] (H = H' = 1 for a Conv1d)."""
     weight = cw.transpose_conv_ohwi(k.w, spec.out_channels, spec.groups, spec.dilation)
-    kernel = weight.shape[2]
-    left, right, crop_left, crop_right = _transposed_padding(spec, kernel)
-    y = tb.transpose_conv2d(x, k.weight(weight), k.bias(k.b),
-                            out_pad=[0, 0, left, right], stride=[1, spec.stride],
-                            out_hw=[1, spec.out_width + crop_left + crop_right],
-                            input_zp=k.input_zp)
-    return tb.slice_(y, [0, 0, crop_left, 0], [spec.batch, 1, spec.out_width, spec.out_channels])
+    out_pad, stride, out_hw, start, size = spec.transposed_geometry(weight.shape[1:3])
+    y = tb.transpose_conv2d(x, k.weight(weight), k.bias(k.b), out_pad=out_pad, stride=stride,
+                            out_hw=out_hw, input_zp=k.input_zp)
+    return tb.slice_(y, start, size)
 
 
 def _by_phases(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:

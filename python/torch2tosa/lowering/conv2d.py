@@ -9,7 +9,9 @@ the padding and the TOSA attributes differ.
     pad [top, bottom, left, right]: PyTorch's symmetric padding, each `after` reduced by the
     remainder TOSA's exact division leaves (then the unused trailing rows/columns sliced off).
 
-Transposed 2D convs are not built here (see `transposed_2d_unsupported`).
+Transposed: `conv1d.emit_conv`'s transpose_conv2d (groups as a block-diagonal weight,
+dilation as zeros between taps; `transposed_geometry` gives its out_pad and crop per dim);
+not by phases (a 1D-only form).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ class Conv2d:
     out_width: int
     kernel: tuple[int, int]
     stride: tuple[int, int]
-    pad: tuple[int, int]
+    pad: tuple[tuple[int, int], tuple[int, int]]  # (before, after) per dim
     dilation: tuple[int, int]
     groups: int
     transposed: bool = False
+    output_padding: tuple[int, int] = (0, 0)
 
     def describe(self) -> str:
         return (f"stride={list(self.stride)}, padding={list(self.pad)}, "
@@ -58,18 +61,45 @@ class Conv2d:
         for size, out, k, s, p, d in zip((self.height, self.width),
                                          (self.out_height, self.out_width), self.kernel,
                                          self.stride, self.pad, self.dilation):
-            span = size + 2 * p - d * (k - 1) - 1
+            before, after = p
+            span = size + before + after - d * (k - 1) - 1
             if span < 0 or span // s + 1 != out:
                 raise UnsupportedError(f"{self.op}: output {self.out_height}x{self.out_width} "
                                        f"does not match input {self.height}x{self.width} with "
                                        f"{self.describe()}")
             excess = span % s
-            cut = min(p, excess)
-            dims.append((p, p - cut, excess - cut))
+            cut = min(after, excess)
+            dims.append((before, after - cut, excess - cut))
         return dims[0], dims[1]
 
     def check_padding(self) -> None:
-        self._exact()
+        if self.transposed:
+            self.transposed_geometry(tuple(d * (k - 1) + 1
+                                           for d, k in zip(self.dilation, self.kernel)))
+        else:
+            self._exact()
+
+    def transposed_geometry(self, weight_hw: tuple[int, int]):
+        """A transposed conv with a (dilated) weight of `weight_hw`: TOSA's out_pad
+        [top, bottom, left, right] (PyTorch's -padding, + output_padding after), stride and
+        uncropped output size, then the slice (start, size) of the output kept: TOSA needs
+        out_pad > -K, a larger padding is cropped by the slice (conv1d's rule, per dim)."""
+        out_pad, start, out_hw = [], [0], []
+        for size, out, k, s, (before, after), extra in zip(
+                (self.height, self.width), (self.out_height, self.out_width), weight_hw,
+                self.stride, self.pad, self.output_padding):
+            lo, hi = -before, -after + extra
+            crop_lo, crop_hi = max(0, -(k - 1) - lo), max(0, -(k - 1) - hi)
+            lo, hi = lo + crop_lo, hi + crop_hi
+            if (size - 1) * s + lo + hi + k - crop_lo - crop_hi != out:
+                raise UnsupportedError(f"{self.op}: output {self.out_height}x{self.out_width} "
+                                       f"does not match input {self.height}x{self.width} with "
+                                       f"{self.describe()}, transposed")
+            out_pad += [lo, hi]
+            start.append(crop_lo)
+            out_hw.append(out + crop_lo + crop_hi)
+        return (out_pad, list(self.stride), out_hw, start + [0],
+                [self.batch, self.out_height, self.out_width, self.out_channels])
 
     def tosa_input(self, x: ir.Value, input_zp: int) -> tuple[ir.Value, dict]:
         """x [N,H,W,C] cut to TOSA's exact division, and the conv's TOSA attributes."""
@@ -82,26 +112,55 @@ class Conv2d:
                        out_hw=[self.out_height, self.out_width], input_zp=input_zp)
 
 
+def _pair(values: list[int], what: str, name: str) -> tuple[int, int]:
+    """PyTorch's (h, w) pair, one value meaning both."""
+    if len(values) not in (1, 2):
+        raise UnsupportedError(f"{name}: expected one or two {what} values, got {values}")
+    return (values[0], values[-1])
+
+
 def conv2d_spec(op) -> Conv2d | None:
-    """The configuration of an `aten.convolution` with two spatial dims, else None."""
-    name = "aten.convolution"
+    """The configuration of an `aten.convolution` with two spatial dims or of an
+    `aten.conv2d.padding` ('same': d*(K-1) split with the odd one after, as PyTorch pads;
+    'valid': none), else None."""
     a = op.operands
-    stride = int_list(a[3], f"{name}: stride")
-    if len(stride) != 2:
-        return None
-    padding = int_list(a[4], f"{name}: padding")
-    dilation = int_list(a[5], f"{name}: dilation")
-    transposed = bool(constant(a[6], f"{name}: transposed"))
-    groups = int(constant(a[8], f"{name}: groups"))
+    if op.name == "torch.aten.conv2d.padding":
+        name = "aten.conv2d.padding"
+        stride = int_list(a[3], f"{name}: stride")
+        mode = constant(a[4], f"{name}: padding")
+        dilation, groups, transposed = int_list(a[5], f"{name}: dilation"), a[6], False
+        output_padding = (0, 0)
+    else:
+        name = "aten.convolution"
+        stride = int_list(a[3], f"{name}: stride")
+        if len(stride) != 2:
+            return None
+        mode, padding = None, int_list(a[4], f"{name}: padding")
+        dilation, groups = int_list(a[5], f"{name}: dilation"), a[8]
+        transposed = bool(constant(a[6], f"{name}: transposed"))
+        output_padding = _pair(int_list(a[7], f"{name}: output_padding"), "output_padding",
+                               name)
+    groups = int(constant(groups, f"{name}: groups"))
+    stride, dilation = _pair(stride, "stride", name), _pair(dilation, "dilation", name)
     x = static_float_tensor(a[0], "the input", name)
     w = static_float_tensor(a[1], "the weight", name)
     y = static_float_tensor(op.result, "the result", name)
     if x.rank != 4:
         raise UnsupportedError(f"{name}: expected a batched [N, C, H, W] input, got {x}")
+    kernel = tuple(w.shape[2:])
+    if mode == "valid":
+        pad = ((0, 0), (0, 0))
+    elif mode == "same":
+        totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        pad = tuple((t // 2, t - t // 2) for t in totals)
+    elif mode is None:
+        pad = tuple((p, p) for p in _pair(padding, "padding", name))
+    else:
+        raise UnsupportedError(f"{name}: padding '{mode}' is not supported (use 'same' or "
+                               f"'valid')")
     n, c, h, width = x.shape
-    return Conv2d(name, n, c, h, width, y.shape[1], y.shape[2], y.shape[3],
-                  tuple(w.shape[2:]), tuple(stride), tuple(padding), tuple(dilation), groups,
-                  transposed)
+    return Conv2d(name, n, c, h, width, y.shape[1], y.shape[2], y.shape[3], kernel, stride,
+                  pad, dilation, groups, transposed, output_padding)
 
 
 def to_nhwc(x: ir.Value) -> ir.Value:

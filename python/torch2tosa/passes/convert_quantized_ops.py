@@ -13,7 +13,9 @@ values; nothing is recomputed from statistics):
         grouped conv is RESCALEd per group before its groups are joined (TOSA concatenates
         no int48); on an NPU target it may be one block-diagonal conv2d instead
         (`conv1d.integer_grouped_form`).
-    q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
+    q(act?(conv2d(...)))               ->  the same on NHWC (NCHW -> NHWC, lowering/conv2d.py):
+        any groups (depthwise_conv2d with M = O/C, the grouped forms), stride, dilation,
+        padding (symmetric, 'same', 'valid'), transposed (groups and dilation in the weight).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise, reductions (sum, mean, amax), pooling, concat, layout ops (incl. expand,
     repeat_interleave, flip without GATHER), x * c, PReLU and nonlinearities:
@@ -70,7 +72,8 @@ from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, e
                                  guarded, pattern_pass)
 from ..target import target_of, target_option
 
-CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
+CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding",
+                "torch.aten.conv2d.padding")
 LINEAR = "torch.aten.linear"
 ACTIVATIONS = ("torch.aten.relu", "torch.aten.hardtanh", "torch.aten.clamp")
 
@@ -152,9 +155,6 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     two_d = spec is None
     if two_d:
         spec = conv2d_spec(op)
-        if spec.transposed:
-            raise UnsupportedError(f"{spec.op}: a quantized ConvTranspose2d has no TOSA INT "
-                                   f"lowering in torch2tosa yet ({spec.describe()})")
         spec.check_padding()
     what = spec.op if not two_d else f"{spec.op} (2D)"
     x_int, in_qp = _input(op, what)
@@ -204,6 +204,7 @@ def _lower_activation(op: ir.Operation, out: QParams) -> ir.Value:
 LOWERINGS = {
     "torch.aten.convolution": _lower_convolution,
     "torch.aten.conv1d.padding": _lower_convolution,
+    "torch.aten.conv2d.padding": _lower_convolution,
     LINEAR: _lower_linear,
     "torch.aten.add.Tensor": ew.lower_add,
     "torch.aten.sub.Tensor": ew.lower_sub,
@@ -402,7 +403,7 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
 
 # Kept whole only when quantized (their input is a dequantize): each has an integer lowering
 # as one op, where its decomposition would leave float ops between the Q/DQ pair.
-QUANTIZED_WHOLE = ("aten.layer_norm.default", "aten.group_norm.default",
+QUANTIZED_WHOLE = ("aten.conv2d.padding", "aten.layer_norm.default", "aten.group_norm.default",
                    "aten.instance_norm.default", "aten.rms_norm.default", "aten.prelu.default",
                    "aten.repeat_interleave.self_int", "aten.matmul.default",
                    "aten.softplus.default", "aten.mish.default")
@@ -421,7 +422,7 @@ def claims(node, is_constant) -> bool:
 
 TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
                               "TABLEs, which ethos-u55-128 does not run; an NPU's op cost "
-                              "picks the form of a grouped Conv1d")
+                              "picks the form of a grouped Conv1d/Conv2d")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
