@@ -236,7 +236,8 @@ LOWERINGS = {
 
 # lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
 TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
-            _lower_convolution, ew.lower_where}
+            _lower_convolution, ew.lower_where, ew.lower_avg_pool, ew.lower_max_pool,
+            ew.lower_adaptive_avg_pool}
 
 
 # --- the pattern ---------------------------------------------------------------------------

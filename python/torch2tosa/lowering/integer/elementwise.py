@@ -314,7 +314,21 @@ def _pool_args(op: ir.Operation, what: str, kind: str, dims: int):
     return kernel, stride, padding
 
 
-def _pool(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
+def _check_pool_limits(what: str, kind: str, kernel: list[int], pads: list[int],
+                       target) -> None:
+    """An average pool with padding (count_include_pad=False; with True the zero point is a
+    PAD before it) beyond the target's padded-kernel limit: one line naming the limit."""
+    limit = None if target is None else target.avg_pool_padded_kernel_max
+    if kind == "avg" and limit is not None and any(pads) and max(kernel) > limit:
+        error = UnsupportedError(
+            f"{what}: {target.name} runs an average pool with padding only for kernels up "
+            f"to {limit}x{limit} (Vela's AVG_POOL2D limit), got {kernel[0]}x{kernel[1]} with "
+            f"count_include_pad=False; use count_include_pad=True or no padding")
+        error.location = ir.Location.current  # the pool's (its module's), not the quantize's
+        raise error
+
+
+def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
     """avg/max pool over the last dim of [N, C, W] or the last two of [N, C, H, W], as TOSA's
     2D pools on [N, H, W, C] (H = 1 for a 1D pool)."""
     what = op.name.removeprefix("torch.")
@@ -354,6 +368,9 @@ def _pool(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
         keep[d] -= max(0, excess - padding[d])
     if keep != size:
         nhwc = tb.slice_(nhwc, [0, 0, 0, 0], [n, *keep, c])
+    # one window along a dim (a global pool): any stride reads it (Ethos-U55 takes 1..3)
+    stride = [1 if o == 1 else st for st, o in zip(stride, out_sizes)]
+    _check_pool_limits(what, kind, kernel, pads, target)
     args = dict(kernel=kernel, stride=stride, pad=pads, out_hw=out_sizes)
     if kind == "max":
         y = tb.max_pool2d(nhwc, **args)
@@ -367,16 +384,16 @@ def _pool(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
     return requantized(y, qp, out, what)
 
 
-def lower_avg_pool(op, out):
-    return _pool(op, out, "avg")
+def lower_avg_pool(op, out, target=None):
+    return _pool(op, out, "avg", target)
 
 
-def lower_max_pool(op, out):
-    return _pool(op, out, "max")
+def lower_max_pool(op, out, target=None):
+    return _pool(op, out, "max", target)
 
 
-def lower_adaptive_avg_pool(op, out):
-    return _pool(op, out, "adaptive")
+def lower_adaptive_avg_pool(op, out, target=None):
+    return _pool(op, out, "adaptive", target)
 
 
 def requantized(x: ir.Value, qp: QParams, out: QParams, what: str) -> ir.Value:
