@@ -123,14 +123,25 @@ def test_pool2d_tosa_INT(scheme, pool):
     assert report.ok, report.summary()
 
 
-def test_padded_avg_pool_above_u55_limit_is_one_error_tosa_INT():
-    model = nn.Sequential(nn.Conv2d(4, 8, 3), nn.AvgPool2d(9, stride=1, padding=4,
-                                                           count_include_pad=False))
+U55_LIMITS = [
+    ("padded_avg_pool", lambda: nn.Sequential(nn.Conv2d(4, 8, 3), nn.AvgPool2d(
+        9, stride=1, padding=4, count_include_pad=False)),
+     "self.1 (AvgPool2d): aten.avg_pool2d: ethos-u55-128 runs an average pool with padding "
+     "only for kernels up to 8x8 (Vela's AVG_POOL2D limit), got 9x9"),
+    ("transposed_stride", lambda: nn.Sequential(nn.Conv2d(4, 4, 1), nn.ConvTranspose2d(
+        4, 4, 3, stride=(2, 3))),
+     "self.1 (ConvTranspose2d): aten.convolution: ethos-u55-128 runs a transposed Conv2d with "
+     "strides (1, 1) and (2, 2) only (Vela's TRANSPOSE_CONV2D), got (2, 3)"),
+]
+
+
+@pytest.mark.parametrize("model,message", [c[1:] for c in U55_LIMITS],
+                         ids=[c[0] for c in U55_LIMITS])
+def test_u55_limit_is_one_error_tosa_INT(model, message):
+    """What the U55 cannot run is one error naming the module and the limit."""
     with pytest.raises(torch2tosa.Torch2TosaError) as err:
-        _quantized(model, (1, 4, 18, 12), "a8w8", U55, items=1)
-    assert ("self.1 (AvgPool2d): aten.avg_pool2d: ethos-u55-128 runs an average pool with "
-            "padding only for kernels up to 8x8 (Vela's AVG_POOL2D limit), got 9x9"
-            in str(err.value)), err.value
+        _quantized(model(), (1, 4, 18, 12), "a8w8", U55, items=1)
+    assert message in str(err.value), err.value
 
 
 # --- keyword-spotting CNNs ---------------------------------------------------------------

@@ -156,6 +156,7 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     if two_d:
         spec = conv2d_spec(op)
         spec.check_padding()
+        _check_transposed_stride(spec, target)
     what = spec.op if not two_d else f"{spec.op} (2D)"
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
@@ -174,6 +175,24 @@ def _lower_convolution(op: ir.Operation, out: QParams,
                   transposed_stride_max=None if target is None
                   else target.transpose_conv_stride_max)
     return conv2d.from_nhwc(y) if two_d else from_nhwc(y, spec)
+
+
+def _check_transposed_stride(spec, target: targets.Target | None) -> None:
+    """A 2D transposed conv's strides beyond the target's transpose_conv2d (Vela on the U55:
+    (1, 1), (2, 2), and (1, 2) / (2, 1) along a size-1 dim; the phase form is 1D only): one
+    error naming the module."""
+    limit = None if target is None else target.transpose_conv_stride_max
+    if not spec.transposed or limit is None:
+        return
+    (sh, sw), (kh, kw) = spec.stride, spec.kernel
+    if (sh == sw <= limit or (sh == 1 and sw <= limit and spec.height == kh == 1)
+            or (sw == 1 and sh <= limit and spec.width == kw == 1)):
+        return
+    error = UnsupportedError(f"{spec.op}: {target.name} runs a transposed Conv2d with strides "
+                             f"(1, 1) and ({limit}, {limit}) only (Vela's TRANSPOSE_CONV2D), "
+                             f"got {spec.stride}")
+    error.location = ir.Location.current  # the conv's (its module's), not the quantize's
+    raise error
 
 
 def _lower_linear(op: ir.Operation, out: QParams) -> ir.Value:
