@@ -314,18 +314,52 @@ def _pool_args(op: ir.Operation, what: str, kind: str, dims: int):
     return kernel, stride, padding
 
 
-def _check_pool_limits(what: str, kind: str, kernel: list[int], pads: list[int],
-                       target) -> None:
-    """An average pool with padding (count_include_pad=False; with True the zero point is a
-    PAD before it) beyond the target's padded-kernel limit: one line naming the limit."""
-    limit = None if target is None else target.avg_pool_padded_kernel_max
-    if kind == "avg" and limit is not None and any(pads) and max(kernel) > limit:
-        error = UnsupportedError(
-            f"{what}: {target.name} runs an average pool with padding only for kernels up "
-            f"to {limit}x{limit} (Vela's AVG_POOL2D limit), got {kernel[0]}x{kernel[1]} with "
-            f"count_include_pad=False; use count_include_pad=True or no padding")
-        error.location = ir.Location.current  # the pool's (its module's), not the quantize's
-        raise error
+def _pool_limit(what: str, kind: str, kernel: list[int], pads: list[int], out_hw: list[int],
+                target) -> bool:
+    """Whether the pool must be a global sum (True) for the target's pool limits (Vela on the
+    U55: a padded average pool takes kernels up to 8x8, an unpadded pool up to 256 rows and
+    65536 taps). A global average pool beyond them is REDUCE_SUMs; any other pool beyond
+    them is one error naming the module and the limit."""
+    if target is None:
+        return False
+    padded_max, (rows_max, taps_max) = (target.avg_pool_padded_kernel_max,
+                                        target.pool_kernel_max or (None, None))
+    if kind == "avg" and padded_max is not None and any(pads) and max(kernel) > padded_max:
+        message = (f"{target.name} runs an average pool with padding only for kernels up to "
+                   f"{padded_max}x{padded_max} (Vela's AVG_POOL2D limit), got "
+                   f"{kernel[0]}x{kernel[1]} with count_include_pad=False; use "
+                   f"count_include_pad=True or no padding")
+    elif rows_max is not None and (kernel[0] > rows_max or kernel[0] * kernel[1] > taps_max):
+        if kind == "avg" and out_hw == [1, 1] and not any(pads):
+            return True
+        message = (f"{target.name} runs a pool of at most {rows_max} kernel rows and "
+                   f"{taps_max} taps (Vela's {kind.upper()}_POOL2D limit), got "
+                   f"{kernel[0]}x{kernel[1]}")
+    else:
+        return False
+    error = UnsupportedError(f"{what}: {message}")
+    error.location = ir.Location.current  # the pool's (its module's), not the quantize's
+    raise error
+
+
+def _global_sum(nhwc: ir.Value, qp: QParams, out: QParams, what: str) -> ir.Value:
+    """A global average as REDUCE_SUMs over H and W in int32 and one RESCALE by
+    sx / (H W sy): [N,H,W,C] -> [N,1,1,C] at the output's parameters."""
+    _, h, w, _ = tb.shape_of(nhwc)
+    acc = tb.reduce_sum(tb.reduce_sum(_to_int32(nhwc, qp, 1.0, what), 1), 2)
+    return _from_int32(acc, qp.scalar_scale / (h * w * out.scalar_scale), out, what)
+
+
+def _window(op: ir.Operation, what: str, kind: str, sizes: list[int], out_sizes: list[int]):
+    """(kernel, stride, padding, kind) per spatial dim; an adaptive pool is an average pool
+    of kernel = stride = input / output."""
+    if kind != "adaptive":
+        return (*_pool_args(op, what, kind, len(sizes)), kind)
+    if any(size % o for size, o in zip(sizes, out_sizes)):
+        raise UnsupportedError(f"{what}: input size {sizes} is not a multiple of the output "
+                               f"size {out_sizes}")
+    kernel = [size // o for size, o in zip(sizes, out_sizes)]
+    return kernel, kernel, [0] * len(sizes), "avg"
 
 
 def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
@@ -336,16 +370,7 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
     shape = tb.shape_of(x)
     n, c, dims = shape[0], shape[1], len(shape) - 2
     sizes, out_sizes = shape[2:], _result_shape(op)[2:]
-    if kind == "adaptive":
-        if any(size % o for size, o in zip(sizes, out_sizes)):
-            raise UnsupportedError(f"{what}: input size {sizes} is not a multiple of the output "
-                                   f"size {out_sizes}")
-        kernel = [size // o for size, o in zip(sizes, out_sizes)]
-        # a global pool's one window needs no stride (TOSA: (W - K) / s + 1 = 1 for any s)
-        stride = [1 if o == 1 else k for k, o in zip(kernel, out_sizes)]
-        padding, kind = [0] * dims, "avg"
-    else:
-        kernel, stride, padding = _pool_args(op, what, kind, dims)
+    kernel, stride, padding, kind = _window(op, what, kind, sizes, out_sizes)
     if dims == 1:  # as 2D with H = 1
         kernel, stride, sizes, out_sizes = ([1, *v] for v in (kernel, stride, sizes, out_sizes))
         padding = [0, *padding]
@@ -370,9 +395,10 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
         nhwc = tb.slice_(nhwc, [0, 0, 0, 0], [n, *keep, c])
     # one window along a dim (a global pool): any stride reads it (Ethos-U55 takes 1..3)
     stride = [1 if o == 1 else st for st, o in zip(stride, out_sizes)]
-    _check_pool_limits(what, kind, kernel, pads, target)
     args = dict(kernel=kernel, stride=stride, pad=pads, out_hw=out_sizes)
-    if kind == "max":
+    if _pool_limit(what, kind, kernel, pads, out_sizes, target):
+        y, qp = _global_sum(nhwc, qp, out, what), out
+    elif kind == "max":
         y = tb.max_pool2d(nhwc, **args)
     else:
         y = tb.avg_pool2d(nhwc, **args, input_zp=qp.scalar_zero_point,
