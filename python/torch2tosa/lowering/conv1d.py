@@ -1,6 +1,9 @@
 """Emitting a 1D convolution as TOSA conv2d / depthwise_conv2d / transpose_conv2d on
 N,1,W,C (H = 1), for float and integer convs alike: conv1d-to-conv2d (float) and
 convert-quantized-ops (integer, int32/int48 accumulators) both build through `emit_conv`.
+A 2D convolution (`conv2d.Conv2d`, on NHWC) takes the same forms through the same emitter:
+the spec supplies its padding and TOSA attributes (`tosa_input`, `transposed_geometry`) and
+its size (`positions`); the phase form of a transposed conv is 1D only.
 
 Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
 1 < g < C, three forms (`GROUPED_FORMS`):
