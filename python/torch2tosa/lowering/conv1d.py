@@ -75,6 +75,15 @@ class Conv1d:
         channel pair."""
         return self.batch * self.out_width * self.kernel
 
+    def check_padding(self) -> None:
+        check_padding(self)
+
+    def to_nhwc(self, x: ir.Value) -> ir.Value:
+        return to_nhwc(x, self)
+
+    def from_nhwc(self, y: ir.Value) -> ir.Value:
+        return from_nhwc(y, self)
+
     def tosa_input(self, x: ir.Value, input_zp: int) -> tuple[ir.Value, dict]:
         """x [N,1,W,C] cut to TOSA's exact division, and the conv's TOSA attributes."""
         left, right, drop = _exact_padding(self)

@@ -22,6 +22,7 @@ from torch_mlir import ir
 
 from ..support.diagnostics import UnsupportedError
 from . import tosa_builders as tb
+from .conv1d import Conv1d, conv1d_spec
 from .torch_values import constant, int_list, static_float_tensor
 
 
@@ -72,7 +73,16 @@ class Conv2d:
             dims.append((before, after - cut, excess - cut))
         return dims[0], dims[1]
 
+    def to_nhwc(self, x: ir.Value) -> ir.Value:
+        """[N,C,H,W] -> [N,H,W,C]."""
+        return tb.transpose(x, [0, 2, 3, 1])
+
+    def from_nhwc(self, y: ir.Value) -> ir.Value:
+        """[N,H',W',O] -> [N,O,H',W']."""
+        return tb.transpose(y, [0, 3, 1, 2])
+
     def check_padding(self) -> None:
+        """Raises UnsupportedError for padding TOSA cannot express (before any op is built)."""
         if self.transposed:
             self.transposed_geometry(tuple(d * (k - 1) + 1
                                            for d, k in zip(self.dilation, self.kernel)))
@@ -163,9 +173,9 @@ def conv2d_spec(op) -> Conv2d | None:
                   pad, dilation, groups, transposed, output_padding)
 
 
-def to_nhwc(x: ir.Value) -> ir.Value:
-    return tb.transpose(x, [0, 2, 3, 1])
-
-
-def from_nhwc(y: ir.Value) -> ir.Value:
-    return tb.transpose(y, [0, 3, 1, 2])
+def conv_spec(op) -> Conv1d | Conv2d | None:
+    """The configuration of a 1D or 2D convolution op (aten.convolution, conv1d.padding,
+    conv2d.padding), else None. Both kinds have check_padding(), to_nhwc(x), from_nhwc(y)
+    and the fields `conv1d.emit_conv` reads."""
+    spec = conv1d_spec(op)
+    return spec if spec is not None else conv2d_spec(op)

@@ -38,9 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lowering import tosa_builders as tb
-from ..lowering import conv2d
-from ..lowering.conv1d import (Conv1d, ConvConstants, check_padding, conv1d_spec, emit_conv,
-                               from_nhwc, to_nhwc)
+from ..lowering.conv1d import Conv1d, ConvConstants, conv1d_spec, emit_conv
 from ..lowering.conv2d import Conv2d, conv2d_spec
 from ..lowering.torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 from ..support.diagnostics import UnsupportedError
@@ -70,15 +68,11 @@ def _weights(op, spec: Conv1d, dtype) -> tuple[np.ndarray, np.ndarray]:
 def _lower(op, rewriter, spec: Conv1d | Conv2d) -> None:
     elem = tb.builtin_type_for(op.operands[0].type).element_type
     w, b = _weights(op, spec, tb.np_dtype(elem))
-    two_d = isinstance(spec, Conv2d)
-    # everything that can fail, before building any op
-    spec.check_padding() if two_d else check_padding(spec)
+    spec.check_padding()  # everything that can fail, before building any op
     with rewriter.ip, op.location:
-        x = tb.to_builtin(op.operands[0])
-        x = conv2d.to_nhwc(x) if two_d else to_nhwc(x, spec)
+        x = spec.to_nhwc(tb.to_builtin(op.operands[0]))
         y = emit_conv(x, spec, ConvConstants(w, b, elem, elem))
-        y = conv2d.from_nhwc(y) if two_d else from_nhwc(y, spec)
-        rewriter.replace_op(op, [tb.from_builtin(y)])
+        rewriter.replace_op(op, [tb.from_builtin(spec.from_nhwc(y))])
 
 
 def lower_convolution(op, rewriter):

@@ -54,10 +54,8 @@ from torch_mlir import ir
 
 from .. import target as targets
 from ..lowering import tosa_builders as tb
-from ..lowering import conv2d
-from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
-                               integer_grouped_form, to_nhwc)
-from ..lowering.conv2d import conv2d_spec
+from ..lowering.conv1d import ConvConstants, emit_conv, integer_grouped_form
+from ..lowering.conv2d import Conv2d, conv_spec
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
@@ -66,7 +64,7 @@ from ..lowering.integer.rows import lower_row_divide
 from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                         constant_weight, dequantized, float_bias, quantize_params,
                                         sole_user)
-from ..lowering.torch_values import constant, int_list, is_none
+from ..lowering.torch_values import constant, is_none
 from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, erase_unused,
                                  guarded, pattern_pass)
@@ -151,30 +149,26 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
 
 def _lower_convolution(op: ir.Operation, out: QParams,
                        target: targets.Target | None = None) -> ir.Value:
-    spec = conv1d_spec(op)
-    two_d = spec is None
+    spec = conv_spec(op)
+    two_d = isinstance(spec, Conv2d)
+    what = f"{spec.op} (2D)" if two_d else spec.op
+    spec.check_padding()
     if two_d:
-        spec = conv2d_spec(op)
-        spec.check_padding()
         _check_transposed_stride(spec, target)
-    what = spec.op if not two_d else f"{spec.op} (2D)"
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
-    if not two_d:
-        check_padding(spec)
 
     def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
         return _requantize(acc_value, acc[channels], out, what)
 
     costs = None if target is None else target.op_cost_macs
     cost = None if costs is None else costs[in_qp.int_type == "i16"]
-    x = tb.to_builtin(x_int)
-    y = emit_conv(conv2d.to_nhwc(x) if two_d else to_nhwc(x, spec), spec, constants, finish,
+    y = emit_conv(spec.to_nhwc(tb.to_builtin(x_int)), spec, constants, finish,
                   grouped=integer_grouped_form(spec, cost, 1 if target is None
                                                else target.mac_channel_floor),
                   transposed_stride_max=None if target is None
                   else target.transpose_conv_stride_max)
-    return conv2d.from_nhwc(y) if two_d else from_nhwc(y, spec)
+    return spec.from_nhwc(y)
 
 
 def _check_transposed_stride(spec, target: targets.Target | None) -> None:
