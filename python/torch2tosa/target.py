@@ -127,6 +127,14 @@ class Target:
     # conv's input and output channels as at least this many (Ethos-U55: a per-group conv of
     # 4 -> 4 channels runs as long as one of 8 -> 8; docs/ethos-u.md). 1: plain MACs.
     mac_channel_floor: int = 1
+    # The largest kernel (each dim) of an integer average pool with padding the consumer
+    # runs (Vela on the U55: 8x8; unpadded pools take up to 256 rows): a larger padded one
+    # (count_include_pad=False) is an error naming the limit. None: no limit.
+    avg_pool_padded_kernel_max: int | None = None
+    # (kernel rows, kernel taps) of the largest unpadded pool the consumer runs (Vela on the
+    # U55: 256 rows, 65536 taps): a larger global average pool is REDUCE_SUMs and a RESCALE,
+    # any other larger pool an error naming the limit. None: no limit.
+    pool_kernel_max: tuple[int, int] | None = None
     # How a recurrence's int8 state times its recurrent weights is built at batch 1
     # (lowering/integer/recurrent_formats.product_form): "conv2d", a 1x1 CONV2D whose weights
     # are its constant, or "weights_matmul", a MATMUL of the constant weights by the state
@@ -192,7 +200,8 @@ TARGETS: dict[str, Target] = {
                accelerator="ethos-u55-128", int16_tables=False, int16_matmul=False,
                select=False,
                conv_stride_max=3, transpose_conv_stride_max=2, conv_dilation_max=2,
-               op_cost_macs=(15_000, 600_000), mac_channel_floor=8),
+               op_cost_macs=(15_000, 600_000), mac_channel_floor=8,
+               avg_pool_padded_kernel_max=8, pool_kernel_max=(256, 65536)),
         Target("ethos-u85-256", PRO_INT, frozenset({"int16", "controlflow"}),
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3, conv_dilation_max=2,

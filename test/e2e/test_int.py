@@ -214,19 +214,22 @@ def test_float_model_with_int_target_says_to_quantize_it_tosa_INT():
     assert "Traceback" not in message
 
 
-class MaxPool2dHead(nn.Module):
+class MeanHead(nn.Module):
+    """The mean of every element (aten.mean.default: the quantizer shares its input's
+    parameters, convert-quantized-ops lowers only aten.mean.dim)."""
+
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(8, 8, 3)
 
     def forward(self, x):
-        return nn.functional.max_pool2d(self.conv(x), 2)
+        return self.conv(x).mean()
 
 
 def test_quantized_op_without_integer_lowering_is_named_tosa_INT():
     x = torch.randn(1, 8, 8, 8)
-    quantized = torch2tosa.quantize(MaxPool2dHead().eval(), [(x,)])
-    with pytest.raises(Torch2TosaError, match="'aten.max_pool2d_with_indices' is quantized but "
+    quantized = torch2tosa.quantize(MeanHead().eval(), [(x,)])
+    with pytest.raises(Torch2TosaError, match="'aten.mean' is quantized but "
                                               "torch2tosa has no TOSA INT lowering for it yet"):
         torch2tosa.compile(quantized, (x,), target="tosa-int")
 

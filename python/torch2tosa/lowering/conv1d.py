@@ -1,6 +1,9 @@
 """Emitting a 1D convolution as TOSA conv2d / depthwise_conv2d / transpose_conv2d on
 N,1,W,C (H = 1), for float and integer convs alike: conv1d-to-conv2d (float) and
 convert-quantized-ops (integer, int32/int48 accumulators) both build through `emit_conv`.
+A 2D convolution (`conv2d.Conv2d`, on NHWC) takes the same forms through the same emitter:
+the spec supplies its padding and TOSA attributes (`tosa_input`, `transposed_geometry`) and
+its size (`positions`); the phase form of a transposed conv is 1D only.
 
 Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
 1 < g < C, three forms (`GROUPED_FORMS`):
@@ -65,6 +68,38 @@ class Conv1d:
     def describe(self) -> str:
         return (f"stride={self.stride}, padding={list(self.pad)}, dilation={self.dilation}, "
                 f"groups={self.groups}, transposed={self.transposed}")
+
+    @property
+    def positions(self) -> int:
+        """Output positions times kernel taps: a dense conv's MACs per (input, output)
+        channel pair."""
+        return self.batch * self.out_width * self.kernel
+
+    def check_padding(self) -> None:
+        check_padding(self)
+
+    def to_nhwc(self, x: ir.Value) -> ir.Value:
+        return to_nhwc(x, self)
+
+    def from_nhwc(self, y: ir.Value) -> ir.Value:
+        return from_nhwc(y, self)
+
+    def tosa_input(self, x: ir.Value, input_zp: int) -> tuple[ir.Value, dict]:
+        """x [N,1,W,C] cut to TOSA's exact division, and the conv's TOSA attributes."""
+        left, right, drop = _exact_padding(self)
+        if drop:
+            x = tb.slice_(x, [0, 0, 0, 0], [self.batch, 1, self.width - drop, self.in_channels])
+        return x, dict(pad=[0, 0, left, right], stride=[1, self.stride],
+                       dilation=[1, self.dilation], out_hw=[1, self.out_width],
+                       input_zp=input_zp)
+
+    def transposed_geometry(self, weight_hw: tuple[int, int]):
+        """A transposed conv with a (dilated) weight of `weight_hw`: TOSA's out_pad, stride
+        and uncropped output size, then the slice (start, size) of the output kept."""
+        left, right, crop_left, crop_right = _transposed_padding(self, weight_hw[1])
+        return ([0, 0, left, right], [1, self.stride],
+                [1, self.out_width + crop_left + crop_right], [0, 0, crop_left, 0],
+                [self.batch, 1, self.out_width, self.out_channels])
 
 
 # --- reading the torch op -------------------------------------------------------------
@@ -192,7 +227,7 @@ def integer_grouped_form(spec: Conv1d, op_cost_macs: int | None,
     if op_cost_macs is None:
         return grouped_form(spec)
     g, f = spec.groups, channel_floor
-    positions = spec.batch * spec.out_width * spec.kernel
+    positions = spec.positions
     dense = positions * max(spec.out_channels, f) * max(spec.in_channels, f)
     per_group = g * positions * max(spec.out_channels // g, f) * max(spec.in_channels // g, f)
     return BLOCK_DIAGONAL if dense - per_group < (g - 1) * op_cost_macs else PER_GROUP
@@ -207,8 +242,8 @@ def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None
     by phases (int32 accumulators only: TOSA reshapes no int48)."""
     finish = finish or (lambda acc, channels: acc)
     if spec.transposed:
-        by_phases = transposed_stride_max is not None and spec.stride > transposed_stride_max \
-            and str(k.bias_elem) == "i32"
+        by_phases = isinstance(spec, Conv1d) and transposed_stride_max is not None \
+            and spec.stride > transposed_stride_max and str(k.bias_elem) == "i32"
         acc = _by_phases(x, spec, k) if by_phases else _transposed(x, spec, k)
         return finish(acc, slice(0, spec.out_channels))
     return _forward(x, spec, k, finish, grouped or grouped_form(spec))
@@ -216,12 +251,8 @@ def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None
 
 def _forward(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish,
              grouped: str) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O]."""
-    left, right, drop = _exact_padding(spec)
-    if drop:
-        x = tb.slice_(x, [0, 0, 0, 0], [spec.batch, 1, spec.width - drop, spec.in_channels])
-    attrs = dict(pad=[0, 0, left, right], stride=[1, spec.stride], dilation=[1, spec.dilation],
-                 out_hw=[1, spec.out_width], input_zp=k.input_zp)
+    """x [N,H,W,C] -> [N,H',W',O] (H = H' = 1 for a Conv1d)."""
+    x, attrs = spec.tosa_input(x, k.input_zp)
     g, c = spec.groups, spec.in_channels
     every = slice(0, spec.out_channels)
     if g == c and g > 1:
@@ -248,9 +279,9 @@ def _depthwise_sum(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict) -> 
         partial = tb.rescale(partial, qm.rescale_params(1.0, f"{spec.op}: int48 partial sums",
                                                         scale32=False), tb.int_type(32))
     m = spec.out_channels // g
-    rows = spec.batch * spec.out_width
-    summed = tb.reduce_sum(tb.reshape(partial, [rows, g, c // g, m]), axis=2)
-    return tb.reshape(summed, [spec.batch, 1, spec.out_width, spec.out_channels])
+    n, h, w, _ = tb.shape_of(partial)
+    summed = tb.reduce_sum(tb.reshape(partial, [n * h * w, g, c // g, m]), axis=2)
+    return tb.reshape(summed, [n, h, w, spec.out_channels])
 
 
 def _check_narrowing(hwcm: np.ndarray, bias: np.ndarray, op: str) -> None:
@@ -263,27 +294,24 @@ def _check_narrowing(hwcm: np.ndarray, bias: np.ndarray, op: str) -> None:
 
 def _per_group(x: ir.Value, spec: Conv1d, k: ConvConstants, attrs: dict,
                finish: Finish) -> ir.Value:
-    """x [N,1,W,C] -> g x (slice C/g channels -> conv2d -> finish) -> concat on C: [N,1,W',O]."""
+    """x [N,H,W,C] -> g x (slice C/g channels -> conv2d -> finish) -> concat on C: [N,H',W',O]."""
     per_group = spec.in_channels // spec.groups
     per_out = spec.out_channels // spec.groups
     outs = []
     for g, (weight, bias) in enumerate(cw.split_groups(k.w, k.b, spec.groups)):
-        xg = tb.slice_(x, [0, 0, 0, g * per_group], [spec.batch, 1, tb.shape_of(x)[2], per_group])
+        xg = tb.slice_(x, [0, 0, 0, g * per_group], tb.shape_of(x)[:3] + [per_group])
         acc = tb.conv2d(xg, k.weight(weight), k.bias(bias), **attrs)
         outs.append(finish(acc, slice(g * per_out, (g + 1) * per_out)))
     return tb.concat(outs, axis=3)
 
 
 def _transposed(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O]."""
+    """x [N,H,W,C] -> [N,H',W',O] (H = H' = 1 for a Conv1d)."""
     weight = cw.transpose_conv_ohwi(k.w, spec.out_channels, spec.groups, spec.dilation)
-    kernel = weight.shape[2]
-    left, right, crop_left, crop_right = _transposed_padding(spec, kernel)
-    y = tb.transpose_conv2d(x, k.weight(weight), k.bias(k.b),
-                            out_pad=[0, 0, left, right], stride=[1, spec.stride],
-                            out_hw=[1, spec.out_width + crop_left + crop_right],
-                            input_zp=k.input_zp)
-    return tb.slice_(y, [0, 0, crop_left, 0], [spec.batch, 1, spec.out_width, spec.out_channels])
+    out_pad, stride, out_hw, start, size = spec.transposed_geometry(weight.shape[1:3])
+    y = tb.transpose_conv2d(x, k.weight(weight), k.bias(k.b), out_pad=out_pad, stride=stride,
+                            out_hw=out_hw, input_zp=k.input_zp)
+    return tb.slice_(y, start, size)
 
 
 def _by_phases(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:

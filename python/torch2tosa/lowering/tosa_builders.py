@@ -417,13 +417,14 @@ def table(x: ir.Value, values: np.ndarray, out_elem: ir.Type) -> ir.Value:
 
 def avg_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],
                out_hw: Sequence[int], input_zp: int = 0, output_zp: int = 0) -> ir.Value:
-    """x [N,H,W,C]; TOSA averages over the window without the padding."""
+    """x [N,H,W,C]; TOSA averages over the window without the padding, in an f32 accumulator
+    for floats and an i32 one for int8 and int16 alike (no int48 here, unlike convolutions)."""
     elem = element_type(x)
     n, _, _, c = shape_of(x)
+    acc = accumulator_type(elem) if is_float(elem) else int_type(32)
     return tosa.avg_pool2d(tensor_type([n, *out_hw, c], elem), x, zero_point(elem, input_zp),
                            zero_point(elem, output_zp), i64_array(kernel), i64_array(stride),
-                           i64_array(pad), ir.TypeAttr.get(  # TOSA: int8 and int16 sum in i32
-                               accumulator_type(elem) if is_float(elem) else int_type(32)))
+                           i64_array(pad), ir.TypeAttr.get(acc))
 
 
 def max_pool2d(x: ir.Value, kernel: Sequence[int], stride: Sequence[int], pad: Sequence[int],

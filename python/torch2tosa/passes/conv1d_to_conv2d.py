@@ -26,6 +26,11 @@ conv1d, padding of more than the last dim, constant padding) as if we did not ow
 
 The grouped and transposed forms and the exact padding arithmetic are
 `lowering/conv1d.py`'s.
+
+2D transposed convolutions with groups > 1 or dilation > 1, which torch-mlir's TOSA lowering
+declines, take the same transposed form on NHWC (`lowering/conv2d.py`): NCHW -> NHWC,
+transpose_conv2d with a block-diagonal, dilated OHWI weight, crop, NHWC -> NCHW. Every other
+2D convolution is left to torch-mlir.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..lowering import tosa_builders as tb
-from ..lowering.conv1d import (Conv1d, ConvConstants, check_padding, conv1d_spec, emit_conv,
-                               from_nhwc, to_nhwc)
+from ..lowering.conv1d import Conv1d, ConvConstants, conv1d_spec, emit_conv
+from ..lowering.conv2d import Conv2d, conv2d_spec
 from ..lowering.torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
@@ -60,20 +65,23 @@ def _weights(op, spec: Conv1d, dtype) -> tuple[np.ndarray, np.ndarray]:
 # --- emitting TOSA ----------------------------------------------------------------------
 
 
-def _lower(op, rewriter, spec: Conv1d) -> None:
+def _lower(op, rewriter, spec: Conv1d | Conv2d) -> None:
     elem = tb.builtin_type_for(op.operands[0].type).element_type
     w, b = _weights(op, spec, tb.np_dtype(elem))
-    check_padding(spec)  # everything that can fail, before building any op
+    spec.check_padding()  # everything that can fail, before building any op
     with rewriter.ip, op.location:
-        x = to_nhwc(tb.to_builtin(op.operands[0]), spec)
+        x = spec.to_nhwc(tb.to_builtin(op.operands[0]))
         y = emit_conv(x, spec, ConvConstants(w, b, elem, elem))
-        rewriter.replace_op(op, [tb.from_builtin(from_nhwc(y, spec))])
+        rewriter.replace_op(op, [tb.from_builtin(spec.from_nhwc(y))])
 
 
 def lower_convolution(op, rewriter):
     spec = conv1d_spec(op.operation)
     if spec is None:
-        return NO_MATCH
+        spec = conv2d_spec(op.operation)
+        if spec is None or not spec.transposed or (spec.groups == 1
+                                                    and spec.dilation == (1, 1)):
+            return NO_MATCH  # torch-mlir lowers it
     _lower(op, rewriter, spec)
 
 
@@ -143,7 +151,8 @@ def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None
 PASS = pattern_pass(
     "conv1d-to-conv2d",
     "Lower 1D convolutions (and their reflect/replicate/circular padding) to TOSA "
-    "conv2d/depthwise_conv2d/transpose_conv2d with H = 1",
+    "conv2d/depthwise_conv2d/transpose_conv2d with H = 1, and the grouped or dilated 2D "
+    "transposed convolutions torch-mlir declines",
     populate_patterns,
     driver=WALK,
     owned_aten_ops=("aten.conv1d.padding", "aten.pad.default"),

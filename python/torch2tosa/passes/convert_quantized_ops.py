@@ -13,7 +13,9 @@ values; nothing is recomputed from statistics):
         grouped conv is RESCALEd per group before its groups are joined (TOSA concatenates
         no int48); on an NPU target it may be one block-diagonal conv2d instead
         (`conv1d.integer_grouped_form`).
-    q(act?(conv2d(...)))               ->  the same on NHWC (groups 1).
+    q(act?(conv2d(...)))               ->  the same on NHWC (NCHW -> NHWC, lowering/conv2d.py):
+        any groups (depthwise_conv2d with M = O/C, the grouped forms), stride, dilation,
+        padding (symmetric, 'same', 'valid'), transposed (groups and dilation in the weight).
     q(act?(linear(dq(x), dq(W), b)))   ->  the same with a 1x1 conv2d over [M,1,1,K].
     elementwise (incl. minimum/maximum), reductions (sum, mean, amax), pooling, concat, stack,
     layout ops (incl. expand, repeat_interleave, flip without GATHER), x * c, PReLU and
@@ -53,8 +55,8 @@ from torch_mlir import ir
 
 from .. import target as targets
 from ..lowering import tosa_builders as tb
-from ..lowering.conv1d import (ConvConstants, check_padding, conv1d_spec, emit_conv, from_nhwc,
-                               integer_grouped_form, to_nhwc)
+from ..lowering.conv1d import ConvConstants, emit_conv, integer_grouped_form
+from ..lowering.conv2d import Conv2d, conv_spec
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
@@ -63,13 +65,14 @@ from ..lowering.integer.rows import lower_row_divide
 from ..lowering.integer.qparams import (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, QUANTIZE, QParams,
                                         constant_weight, dequantized, float_bias, quantize_params,
                                         sole_user)
-from ..lowering.torch_values import constant, int_list, is_none
+from ..lowering.torch_values import constant, is_none
 from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import (NO_MATCH, ON_TORCH, WALK, After, Diagnostics, erase_unused,
                                  guarded, pattern_pass)
 from ..target import target_of, target_option
 
-CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding")
+CONVOLUTIONS = ("torch.aten.convolution", "torch.aten.conv1d.padding",
+                "torch.aten.conv2d.padding")
 LINEAR = "torch.aten.linear"
 ACTIVATIONS = ("torch.aten.relu", "torch.aten.hardtanh", "torch.aten.clamp")
 
@@ -147,59 +150,44 @@ def _requantize(acc_value: ir.Value, acc_scale: np.ndarray, out: QParams, what: 
 
 def _lower_convolution(op: ir.Operation, out: QParams,
                        target: targets.Target | None = None) -> ir.Value:
-    spec = conv1d_spec(op)
-    if spec is None:
-        return _lower_conv2d(op, out)
-    what = spec.op
+    spec = conv_spec(op)
+    two_d = isinstance(spec, Conv2d)
+    what = f"{spec.op} (2D)" if two_d else spec.op
+    spec.check_padding()
+    if two_d:
+        _check_transposed_stride(spec, target)
     x_int, in_qp = _input(op, what)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
-    check_padding(spec)
 
     def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
         return _requantize(acc_value, acc[channels], out, what)
 
     costs = None if target is None else target.op_cost_macs
     cost = None if costs is None else costs[in_qp.int_type == "i16"]
-    y = emit_conv(to_nhwc(tb.to_builtin(x_int), spec), spec, constants, finish,
+    y = emit_conv(spec.to_nhwc(tb.to_builtin(x_int)), spec, constants, finish,
                   grouped=integer_grouped_form(spec, cost, 1 if target is None
                                                else target.mac_channel_floor),
                   transposed_stride_max=None if target is None
                   else target.transpose_conv_stride_max)
-    return from_nhwc(y, spec)
+    return spec.from_nhwc(y)
 
 
-def _exact_pad(size: int, pad: int, kernel: int, stride: int, dilation: int, out_size: int,
-               what: str) -> tuple[int, int]:
-    """(before, after) padding of one spatial dim with TOSA's exact division."""
-    span = size + 2 * pad - dilation * (kernel - 1) - 1
-    if span < 0 or span // stride + 1 != out_size or span % stride > pad:
-        raise UnsupportedError(f"{what}: output size {out_size} does not match input {size} with "
-                               f"padding {pad}, stride {stride}, dilation {dilation}")
-    return pad, pad - span % stride
-
-
-def _lower_conv2d(op: ir.Operation, out: QParams) -> ir.Value:
-    """aten.convolution with 2 spatial dims, groups 1: NCHW -> NHWC conv2d -> NCHW."""
-    what = "aten.convolution (2D)"
-    a = op.operands
-    stride, padding, dilation = (int_list(a[i], f"{what}: {n}")
-                                 for i, n in ((3, "stride"), (4, "padding"), (5, "dilation")))
-    if len(stride) != 2 or bool(constant(a[6], f"{what}: transposed")) \
-            or int(constant(a[8], f"{what}: groups")) != 1:
-        raise UnsupportedError(f"{what}: only non-transposed 2D convolutions with groups=1 have "
-                               f"an integer lowering")
-    x_int, in_qp = _input(op, what)
-    n, c, h, w = tb.vtensor_shape_and_dtype(x_int.type)[0]
-    _, o, oh, ow = tb.vtensor_shape_and_dtype(op.results[0].type)[0]
-    constants, acc = _constants(op, what, in_qp, o)
-    kh, kw = constants.w.shape[2:]
-    top, bottom = _exact_pad(h, padding[0], kh, stride[0], dilation[0], oh, what)
-    left, right = _exact_pad(w, padding[1], kw, stride[1], dilation[1], ow, what)
-    x = tb.transpose(tb.to_builtin(x_int), [0, 2, 3, 1])
-    y = tb.conv2d(x, constants.weight(constants.w.transpose(0, 2, 3, 1)),
-                  constants.bias(constants.b), pad=[top, bottom, left, right], stride=stride,
-                  dilation=dilation, out_hw=[oh, ow], input_zp=constants.input_zp)
-    return tb.transpose(_requantize(y, acc, out, what), [0, 3, 1, 2])
+def _check_transposed_stride(spec, target: targets.Target | None) -> None:
+    """A 2D transposed conv's strides beyond the target's transpose_conv2d (Vela on the U55:
+    (1, 1), (2, 2), and (1, 2) / (2, 1) along a size-1 dim; the phase form is 1D only): one
+    error naming the module."""
+    limit = None if target is None else target.transpose_conv_stride_max
+    if not spec.transposed or limit is None:
+        return
+    (sh, sw), (kh, kw) = spec.stride, spec.kernel
+    if (sh == sw <= limit or (sh == 1 and sw <= limit and spec.height == kh == 1)
+            or (sw == 1 and sh <= limit and spec.width == kw == 1)):
+        return
+    error = UnsupportedError(f"{spec.op}: {target.name} runs a transposed Conv2d with strides "
+                             f"(1, 1) and ({limit}, {limit}) only (Vela's TRANSPOSE_CONV2D), "
+                             f"got {spec.stride}")
+    error.location = ir.Location.current  # the conv's (its module's), not the quantize's
+    raise error
 
 
 def _lower_linear(op: ir.Operation, out: QParams) -> ir.Value:
@@ -230,6 +218,7 @@ def _lower_activation(op: ir.Operation, out: QParams) -> ir.Value:
 LOWERINGS = {
     "torch.aten.convolution": _lower_convolution,
     "torch.aten.conv1d.padding": _lower_convolution,
+    "torch.aten.conv2d.padding": _lower_convolution,
     LINEAR: _lower_linear,
     "torch.aten.add.Tensor": ew.lower_add,
     "torch.aten.sub.Tensor": ew.lower_sub,
@@ -250,6 +239,9 @@ LOWERINGS = {
     "torch.aten.avg_pool1d": ew.lower_avg_pool,
     "torch.aten.max_pool1d": ew.lower_max_pool,
     "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
+    "torch.aten.avg_pool2d": ew.lower_avg_pool,
+    "torch.aten.max_pool2d": ew.lower_max_pool,
+    "torch.aten.adaptive_avg_pool2d": ew.lower_adaptive_avg_pool,
     **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
     **{name: ew.lower_table for name in ew.TABLE_OPS},
     **{name: norms.lower_norm for name in norms.NORM_OPS},
@@ -260,7 +252,8 @@ LOWERINGS = {
 
 # lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
 TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
-            _lower_convolution, ew.lower_where}
+            _lower_convolution, ew.lower_where, ew.lower_avg_pool, ew.lower_max_pool,
+            ew.lower_adaptive_avg_pool}
 
 
 # --- the pattern ---------------------------------------------------------------------------
@@ -427,7 +420,7 @@ def lower_quantized(op, rewriter, target: targets.Target | None = None):
 
 # Kept whole only when quantized (their input is a dequantize): each has an integer lowering
 # as one op, where its decomposition would leave float ops between the Q/DQ pair.
-QUANTIZED_WHOLE = ("aten.layer_norm.default", "aten.group_norm.default",
+QUANTIZED_WHOLE = ("aten.conv2d.padding", "aten.layer_norm.default", "aten.group_norm.default",
                    "aten.instance_norm.default", "aten.rms_norm.default", "aten.prelu.default",
                    "aten.repeat_interleave.self_int", "aten.matmul.default",
                    "aten.softplus.default", "aten.mish.default")
@@ -451,7 +444,7 @@ def claims(node, is_constant) -> bool:
 
 TARGET_OPTION = target_option("the compile target: int16 nonlinearities (a16w8) need int16 "
                               "TABLEs, which ethos-u55-128 does not run; an NPU's op cost "
-                              "picks the form of a grouped Conv1d")
+                              "picks the form of a grouped Conv1d/Conv2d")
 
 
 def populate_patterns(patterns, options: dict, diagnostics: Diagnostics) -> None:
@@ -487,7 +480,8 @@ PASS = pattern_pass(
     # kept whole so that an op without an integer lowering is named as the user wrote it
     owned_aten_ops=("aten.linear.default", "aten._softmax.default", "aten._log_softmax.default",
                     "aten.avg_pool1d.default", "aten.max_pool1d.default",
-                    "aten.adaptive_avg_pool1d.default",
+                    "aten.adaptive_avg_pool1d.default", "aten.avg_pool2d.default",
+                    "aten.max_pool2d.default", "aten.adaptive_avg_pool2d.default",
                     # one TABLE each, rather than the mul/add/clamp they decompose to
                     "aten.silu.default", "aten.hardswish.default", "aten.hardsigmoid.default",
                     "aten.gelu.default", *QUANTIZED_WHOLE),

@@ -174,7 +174,8 @@ def guarded(pattern: Callable, diagnostics: Diagnostics) -> Pattern:
             with op.location:  # builders and type constructors pick up the source location
                 return pattern(op, rewriter)
         except UnsupportedError as e:
-            diagnostics.error(op.location, str(e))
+            # an error about another op than the matched one may say where (e.location)
+            diagnostics.error(getattr(e, "location", None) or op.location, str(e))
             return NO_MATCH
         except Exception as e:
             diagnostics.error(op.location, internal_error(f"pattern '{pattern.__name__}'", e))
