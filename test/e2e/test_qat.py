@@ -301,6 +301,25 @@ def test_qat_gru_kws_tosa_INT():
     assert qat_accuracy >= ptq_accuracy
 
 
+@pytest.mark.parametrize("prepared_batch", [1, 8])
+def test_qat_trains_at_any_batch_compiles_at_the_deployment_batch_tosa_INT(prepared_batch):
+    """prepare_qat leaves the batch free: prepared at batch 1 (or 8), trained at batch 8,
+    converted and compiled at batch 1 and 3, each checked (0 steps from the emulation); the
+    converted model's recorded shapes take any batch (a batch-1 example used to fix it:
+    `Guard failed: x.size()[0] == 1` at the first batch-8 step)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(F, 8, 3, padding=1), nn.BatchNorm1d(8), nn.ReLU())
+    qat = torch2tosa.prepare_qat(model, (torch.randn(prepared_batch, F, T),), "a8w8")
+    optimizer = torch.optim.SGD(qat.parameters(), lr=1e-3)
+    qat(torch.randn(8, F, T)).square().mean().backward()
+    optimizer.step()
+    converted = torch2tosa.convert_qat(qat)
+    for batch in (1, 3):
+        x = torch.randn(batch, F, T)
+        report = torch2tosa.compile(converted, (x,), target="tosa-int").check(x)
+        assert report.ok and report.outputs[0].max_steps == 0, report.summary()
+
+
 # --- errors --------------------------------------------------------------------------------
 
 

@@ -50,15 +50,23 @@ def _known_export_noise_silenced():
 
 
 def export(model: torch.nn.Module, example_inputs: Sequence[Any],
-           opaque: Iterable[str] = ()) -> torch.export.ExportedProgram:
+           opaque: Iterable[str] = (), dynamic_batch: bool = False) -> torch.export.ExportedProgram:
     """torch.export; the recurrent layers named in `opaque` ("gru", "lstm", "rnn_tanh",
-    "rnn_relu") are traced as one op each (see recurrent_export.py)."""
+    "rnn_relu") are traced as one op each (see recurrent_export.py). `dynamic_batch`: the
+    first dim of every tensor input is left symbolic where the model allows it (Dim.AUTO:
+    torch.export keeps it static where the model fixes it)."""
     unsupported.check_model(model, example_inputs)
     stderr = io.StringIO()
     try:
         with _known_export_noise_silenced(), contextlib.redirect_stderr(stderr), \
                 unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque):
-            prog = torch.export.export(model, tuple(example_inputs), strict=False)
+            dynamic = None
+            if dynamic_batch:
+                dynamic = tuple({0: torch.export.Dim.AUTO}
+                                if isinstance(x, torch.Tensor) and x.dim() else None
+                                for x in example_inputs)
+            prog = torch.export.export(model, tuple(example_inputs), strict=False,
+                                       dynamic_shapes=dynamic)
     except Exception as e:
         _replay_stderr(stderr.getvalue(), getattr(e, "partial_fx_graph", None))
         raise unsupported.explain_export_failure(model, e) from None

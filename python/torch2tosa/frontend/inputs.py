@@ -60,7 +60,15 @@ def describe(value) -> str:
 
 
 def format_spec(spec: Spec) -> str:
-    return f"{spec[0]} {list(spec[1])}"
+    """`float32 [1, 8, 64]`; a dim of any size (None) shows as `N`."""
+    return f"{spec[0]} [{', '.join('N' if d is None else str(d) for d in spec[1])}]"
+
+
+def matches(value, spec: Spec) -> bool:
+    """Whether a tensor or array has the spec's dtype and shape (a None dim: any size)."""
+    found = spec_of(value)
+    return found is not None and found[0] == spec[0] and len(found[1]) == len(spec[1]) and all(
+        want is None or got == want for got, want in zip(found[1], spec[1]))
 
 
 def check_inputs(values: Sequence, expected: Sequence[Spec | None], what: str,
@@ -78,7 +86,7 @@ def check_inputs(values: Sequence, expected: Sequence[Spec | None], what: str,
             f"({', '.join(format_spec(s) if s else 'any' for s in expected)}), "
             f"got {len(values)} ({given}){hint}")
     for i, (value, spec) in enumerate(zip(values, expected)):
-        if spec is not None and spec_of(value) != spec:
+        if spec is not None and not matches(value, spec):
             raise Torch2TosaError(f"{what}: {name} {i}: expected {format_spec(spec)}, "
                                   f"got {describe(value)}{hint}")
 

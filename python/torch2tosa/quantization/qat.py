@@ -70,11 +70,13 @@ _STATE_FORMATS = ("state_observed", "wide_state", "relu_state", "cell_state")
 def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> torch.fx.GraphModule:
     """A trainable copy of `model` (a GraphModule) with fake quantization that simulates
     torch2tosa's INT lowering for `scheme` ("a8w8" or "a16w8"); `example_inputs` a tuple of
-    inputs (a lone tensor counts as a 1-tuple) of the shapes it is trained and compiled with."""
+    inputs (a lone tensor counts as a 1-tuple) of the shapes it is trained and compiled with,
+    but for the batch (each input's first dim), which is left free where the model allows it:
+    train at any batch size, compile the converted model at the deployment batch."""
     qat_scheme = _qat_scheme(get_scheme(scheme))
     inputs = example_input_tuple(example_inputs, "example_inputs")
     try:  # in eval mode: batch norms with their running statistics, no dropout
-        exported = export(copy.deepcopy(model).eval(), inputs)
+        exported = _export_any_batch(copy.deepcopy(model).eval(), inputs)
     except Torch2TosaError as e:
         raise Torch2TosaError(str(e).strip().splitlines()[0]) from None
     _refuse_unsimulated(exported.graph_module)
@@ -87,8 +89,41 @@ def prepare_qat(model: nn.Module, example_inputs: Any, scheme: str = "a8w8") -> 
         prepared = prepare_qat_pt2e(graph_module, TosaQuantizer(qat_scheme))
     _simulate_recurrences(prepared, get_scheme(scheme).activation.dtype)
     prepared.meta[FLOAT_MODEL_META] = model
-    prepared.meta[QUANTIZED_FOR_META] = [spec_of(v) for v in inputs]
+    prepared.meta[QUANTIZED_FOR_META] = _input_specs(exported, inputs)
     return prepared
+
+
+def _export_any_batch(model: nn.Module, inputs: tuple) -> torch.export.ExportedProgram:
+    """The model exported with each tensor input's first dim (the batch) symbolic where the
+    model allows it. torch.export fixes a dim whose example is 1, so a batch of 1 is
+    exported as a batch of 2 (the example twice); where the model fixes the first dim (a
+    time-major h0 of one layer), the export at the example's shapes, as they are."""
+    doubled = tuple(torch.cat([x, x]) if isinstance(x, torch.Tensor) and x.dim()
+                    and x.shape[0] == 1 else x for x in inputs)
+    try:
+        exported = export(model, doubled, dynamic_batch=True)
+    except Torch2TosaError:
+        return export(model, inputs)
+    specs = _input_specs(exported, doubled)
+    if any(x is not d and spec is not None and spec[1][0] is not None
+           for x, d, spec in zip(inputs, doubled, specs)):
+        return export(model, inputs)  # a doubled dim the model fixed: not a batch
+    return exported
+
+
+def _input_specs(exported: torch.export.ExportedProgram, inputs: tuple) -> list:
+    """(dtype, shape) of each input as the export left it: a symbolic dim (the batch) None."""
+    placeholders = [n for n in exported.graph_module.graph.nodes if n.op == "placeholder"
+                    and n.name in {s.arg.name for s in exported.graph_signature.input_specs
+                                   if s.kind == torch.export.graph_signature.InputKind.USER_INPUT}]
+    specs = []
+    for value, node in zip(inputs, placeholders):
+        spec = spec_of(value)
+        fake = node.meta.get("val")
+        if spec is not None and isinstance(fake, torch.Tensor):
+            spec = (spec[0], tuple(d if isinstance(d, int) else None for d in fake.shape))
+        specs.append(spec)
+    return specs
 
 
 def convert_qat(trained: torch.fx.GraphModule) -> torch.fx.GraphModule:

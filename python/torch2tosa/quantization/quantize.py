@@ -171,7 +171,8 @@ def left_in_float(converted: torch.fx.GraphModule) -> list[dict]:
     float_nodes, left = set(), []
     from_inputs = set()  # nodes computed from the model's inputs (the rest fold to constants)
     for node in converted.graph.nodes:
-        if node.op == "placeholder" or any(a in from_inputs for a in node.all_input_nodes):
+        if node.op == "placeholder" or any(a in from_inputs for a in node.all_input_nodes
+                                           if not _size_of(a)):
             from_inputs.add(node)
         if node.op != "call_function" or is_qdq(node) or _annotated(node):
             continue
@@ -188,6 +189,12 @@ def left_in_float(converted: torch.fx.GraphModule) -> list[dict]:
             continue
         left.append({"op": str(node.target), "line": node_user_line(node), "module": node_module(node)})
     return left
+
+
+def _size_of(node: torch.fx.Node) -> bool:
+    """A size read off a tensor (a dynamic batch's, prepare_qat): what it makes, a zero h0 of
+    the batch's size, is a constant once the compile fixes the batch."""
+    return isinstance(node.meta.get("val"), torch.SymInt)
 
 
 def _annotated(node: torch.fx.Node) -> bool:
