@@ -426,7 +426,7 @@ def _array(value, what: str) -> np.ndarray:
 def generic_asm(module: ir.Module) -> str:
     """`module` in MLIR's generic op form (see `CompiledModel.generic_mlir`), printed as
     `flatbuffer.module_asm` prints it: a target environment MLIR cannot read back goes into
-    a leading `//` comment. Printed from the module itself: reparsing the custom form
+    a trailing `//` comment. Printed from the module itself: reparsing the custom form
     gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
     return flatbuffer.module_asm(module, generic=True)
 

@@ -85,3 +85,29 @@ def test_f32_decompositions_keep_f64_models_on_torch_mlir_path():
     model = _layer(nn.LayerNorm(4)).double()
     with pytest.raises(torch2tosa.Torch2TosaError, match="element type 'f64' is not legal"):
         torch2tosa.compile(model.eval(), (torch.randn(2, 4, dtype=torch.float64),))
+
+
+class Attention(nn.Module):
+    def __init__(self, masked: bool):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.masked = masked
+
+    def forward(self, x):
+        mask = torch.triu(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool), 1) \
+            if self.masked else None
+        return self.attention(x, x, x, attn_mask=mask, need_weights=False)[0]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_attention_without_a_mask_has_no_mask_ops_tosa_FP(masked):
+    """Unmasked: softmax((q * scale) k^T) v, no `_safe_softmax` zeroing of fully masked rows
+    (equal, reduce_all, select: dead without a mask); masked: PyTorch's path, as before."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 10, 16)
+    compiled = torch2tosa.compile(Attention(masked).eval(), (x,))
+    assert compiled.check(x, atol=1e-5).ok
+    counts = compiled.op_counts()
+    dead = {op for op in ("tosa.equal", "tosa.reduce_all", "tosa.select") if op in counts}
+    assert dead == (dead if masked else set())
+    assert counts["tosa.matmul"] == 4

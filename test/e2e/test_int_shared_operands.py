@@ -129,6 +129,9 @@ CASES = [
      [*cqo.MATMUL_OPS, "torch.aten.div.Tensor"]),
     ("tables", _tables, list(cqo.ew.TABLE_OPS)),
     ("activations", _activations, list(cqo.ACTIVATIONS)),
+    ("minimum_maximum", lambda m, h, twice: (twice(torch.maximum(h, h)),
+                                             twice(torch.minimum(h, m.conv1(h)))),
+     list(cqo.ew.MINMAX_OPS)),
 ]
 A16W8_CASES = [("conv1d", lambda m, h, twice: (twice(m.conv1(h)), twice(m.grouped(h))),
                 ["torch.aten.convolution"]),
@@ -172,4 +175,8 @@ def test_pattern_coverage():
     # where: a mask computed from an integer input (not the one float input here), on the
     # U85 only: test_published_int.py::test_key_padding_mask_from_lengths_tosa_INT
     covered.add(cqo.ew.lower_where)
+    # stack: torch2tosa.quantize rewrites it into unsqueezes and a cat before quantizing
+    # (decompose_ops.py), so only another quantizer's stack reaches it: the lit test
+    # test/Passes/convert-quantized-ops/between-layers.mlir
+    covered.add(cqo.ew.lower_stack)
     assert set(cqo.LOWERINGS.values()) <= covered, set(cqo.LOWERINGS.values()) - covered

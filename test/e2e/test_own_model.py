@@ -382,8 +382,9 @@ def test_own_model_cli_scheme_applies_to_a_users_model(quantized_runs):
     result = quantized_runs["a16w8 check"]
     assert result.returncode == 0, result.stderr
     assert "scheme a16w8" in result.stdout and "input 0: i16, scale" in result.stdout
-    assert re.search(r"output 0 \[1, 8, 16\]: [01] quantization steps at most from the PT2E "
-                     r"model, 100.00% within one step; vs float: .*\[ok\]", result.stdout)
+    assert re.search(r"output 0 \[1, 8, 16\]: 0 quantization steps at most from the "
+                     r"emulation, 100.00% within one step \(the PT2E model: [01] steps, "
+                     r"100.00%\); vs float: .*\[ok\]", result.stdout)
 
 
 def test_own_model_cli_quantized_factory_compiles_as_it_is(quantized_runs):

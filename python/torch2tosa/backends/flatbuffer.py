@@ -34,7 +34,9 @@ def module_asm(module: ir.Module, *, generic: bool = False) -> str:
     generic op form if `generic`.
 
     This LLVM generation prints a target without extensions as `extensions = []`
-    but cannot parse that back; such a target is moved into a leading comment.
+    but cannot parse that back; such a target is moved into a trailing comment (trailing:
+    the ops keep the line numbers a consumer's debug locations record, so IREE's code for
+    the graph is the same with or without it).
     """
     attrs = module.operation.attributes
     target = attrs[TARGET_ENV] if TARGET_ENV in attrs else None
@@ -42,8 +44,9 @@ def module_asm(module: ir.Module, *, generic: bool = False) -> str:
         return module.operation.get_asm(large_elements_limit=None, print_generic_op_form=generic)
     del attrs[TARGET_ENV]
     try:
-        return f"// validated against {target}\n" + module.operation.get_asm(
-            large_elements_limit=None, print_generic_op_form=generic)
+        text = module.operation.get_asm(large_elements_limit=None,
+                                        print_generic_op_form=generic)
+        return f"{text.rstrip(chr(10))}\n// validated against {target}\n"
     finally:
         attrs[TARGET_ENV] = target
 

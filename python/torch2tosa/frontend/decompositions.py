@@ -24,6 +24,9 @@ profile does not have (tosa-validate: "element type 'f64' is not legal"):
       gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 
   (the exact, erf form keeps torch-mlir's path).
+* `aten.scaled_dot_product_attention`: PyTorch's math path, but an unmasked one takes a
+  plain softmax, not `_safe_softmax`, whose zeroing of fully masked rows is dead without a
+  mask (equal, reduce_all and select in the graph).
 
 Each applies to f32/f16/bf16 tensors only; other dtypes keep torch-mlir's path.
 
@@ -47,6 +50,8 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 from torch.fx import traceback as fx_traceback
+
+from ..support.diagnostics import Torch2TosaError
 
 aten = torch.ops.aten
 
@@ -127,6 +132,34 @@ def gelu(x, approximate="none"):
     return aten.mul.Tensor(aten.mul.Tensor(x, 0.5), aten.add.Tensor(aten.tanh.default(inner), 1))
 
 
+def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    """softmax((q * scale) k^T + mask) v, as PyTorch's math path computes it, but for the
+    softmax of an unmasked one: PyTorch's `_safe_softmax` zeroes rows of all -inf (a fully
+    masked row), which without a mask no row is, and its equal / reduce_all / select were
+    dead ops in the graph; a masked one keeps it."""
+    if dropout_p:
+        raise Torch2TosaError("scaled_dot_product_attention with dropout_p > 0 drops at "
+                              "random; an inference graph takes dropout_p=0")
+    if enable_gqa and k.shape[-3] != q.shape[-3]:  # grouped heads: each k/v head shared
+        k = aten.repeat_interleave.self_int(k, q.shape[-3] // k.shape[-3], -3)
+        v = aten.repeat_interleave.self_int(v, q.shape[-3] // v.shape[-3], -3)
+    factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    scores = aten.matmul.default(aten.mul.Tensor(q, factor), aten.transpose.int(k, -2, -1))
+    if is_causal:
+        rows, cols = q.shape[-2], k.shape[-2]
+        keep = aten.tril.default(aten.ones.default([rows, cols], dtype=torch.bool))
+        attn_mask = keep if attn_mask is None else aten.logical_and.default(attn_mask, keep)
+    if attn_mask is None:
+        return aten.matmul.default(aten._softmax.default(scores, -1, False), v)
+    if attn_mask.dtype == torch.bool:
+        scores = aten.where.self(attn_mask, scores, aten.full.default(
+            [], float("-inf"), dtype=scores.dtype))
+    else:
+        scores = aten.add.Tensor(scores, attn_mask)
+    return aten.matmul.default(aten._safe_softmax.default(scores, -1), v)
+
+
 def _scalar_comparison(tensor_op) -> Callable:
     def compare(x, other):
         if x.dtype not in _FLOATS:
@@ -143,6 +176,7 @@ F32_DECOMPOSITIONS: dict = {
     aten.group_norm.default: group_norm,
     aten.native_group_norm.default: native_group_norm,
     aten.gelu.default: gelu,
+    aten.scaled_dot_product_attention.default: scaled_dot_product_attention,
     **{getattr(aten, cmp).Scalar: _scalar_comparison(getattr(aten, cmp).Tensor)
        for cmp in ("eq", "ne", "lt", "le", "gt", "ge")},
 }
