@@ -146,11 +146,12 @@ def accelerator_config(accelerator: str) -> Accelerator:
 
 
 def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mode: str,
-                 output_dir: str, extra_flags: Sequence[str] = ()) -> list[str]:
+                 output_dir: str, extra_flags: Sequence[str] = (),
+                 output_format: str = "raw") -> list[str]:
     return [vela_executable(), str(tosa_path),
             f"--accelerator-config={accelerator}", f"--config={CONFIG_FILE}",
             f"--system-config={system_config}", f"--memory-mode={memory_mode}",
-            "--output-format=raw", f"--output-dir={output_dir}", *extra_flags]
+            f"--output-format={output_format}", f"--output-dir={output_dir}", *extra_flags]
 
 
 def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
@@ -236,6 +237,47 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
         raise VelaError(f"Vela ({accelerator}) left {report.cpu_ops} ops to the CPU, which cannot "
                         "run TOSA input:\n" + log.strip(), log=log)
     return report
+
+
+def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
+                    memory_mode: str | None = None, name: str = "model",
+                    timeout: float | None = None) -> bytes:
+    """Vela's TFLite output for the `.tosa` flatbuffer (`--output-format=tflite`, Vela's
+    default): NAME_vela.tflite, a model whose one `ethos-u` custom operator holds the command
+    stream and the weights, which TensorFlow Lite Micro runs with Arm's Ethos-U kernel. The
+    same flags as `run_vela`; a rejection raises the same VelaError."""
+    target = accelerator_config(accelerator)
+    system_config = system_config or target.system_config
+    memory_mode = memory_mode or target.memory_mode
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"
+    with tempfile.TemporaryDirectory(prefix="torch2tosa-vela-") as tmp:
+        tosa_path, out_dir = Path(tmp) / f"{stem}.tosa", Path(tmp) / "out"
+        tosa_path.write_bytes(flatbuffer)
+        command = vela_command(tosa_path, accelerator, system_config, memory_mode, out_dir,
+                               output_format="tflite")
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp,
+                                    timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
+                            + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
+        log = result.stdout + result.stderr
+        if result.returncode < 0:
+            raise VelaError(native.crash_message(
+                f"Vela ({accelerator})", -result.returncode,
+                _reproducer_command(flatbuffer, command), bug_in="Vela"),
+                log=log, signal=-result.returncode)
+        if result.returncode != 0:
+            raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
+        tflite = out_dir / f"{stem}_vela.tflite"
+        if not tflite.exists():
+            raise VelaError(f"Vela ({accelerator}) exited 0 but did not write {stem}_vela.tflite:"
+                            f"\n{log.strip()}", log=log)
+        ops = {kind: int(n) for kind, n in _OPS.findall(log)}
+        if ops.get("CPU", 0):
+            raise VelaError(f"Vela ({accelerator}) left {ops['CPU']} ops to the CPU, which cannot "
+                            "run TOSA input:\n" + log.strip(), log=log)
+        return tflite.read_bytes()
 
 
 # --- reading Vela's output ---------------------------------------------------

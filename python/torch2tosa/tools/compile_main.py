@@ -67,6 +67,7 @@ from ..graph_abi import AUTO_CELL, GRU_CELLS, RECURRENT_FORMS
 from ..support.diagnostics import Torch2TosaError, check_file_stem
 from ..support.files import check_output_dir, data_files
 from ..support.progress import StderrProgress, stage
+from ..backends.device import VELA_FORMS
 
 
 FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
@@ -351,6 +352,12 @@ def check_flags(args, target: targets.Target) -> None:
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
+    forms = emit_forms(args)
+    device_forms = [f for f in forms if f in VELA_FORMS]
+    if device_forms and target.accelerator is None:
+        raise UsageError(f"--emit {','.join(device_forms)} applies to the Ethos-U targets "
+                         f"({ethos}), which Vela compiles for; --target {target.name} writes "
+                         f"tosa and mlir only")
     if args.gru_cell not in (None, AUTO_CELL) and target.is_int:
         from ..lowering.recurrences import float_cell_on_int_target
 
@@ -379,6 +386,16 @@ def check_flags(args, target: targets.Target) -> None:
             function_file(path, function, "calibration file")
         else:
             data_files(args.calibration, CALIBRATION_SUFFIXES, CALIBRATION_WHAT)
+
+
+def emit_forms(args) -> tuple[str, ...]:
+    """The forms --emit names (default tosa, mlir); an unknown one is a usage error."""
+    from ..backends.device import EmitError, parse_emit
+
+    try:
+        return parse_emit(args.emit)
+    except EmitError as e:
+        raise UsageError(f"--emit: {e}") from None
 
 
 def check_model_flags(args, spec: str, model, target: targets.Target) -> None:
@@ -466,8 +483,9 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     from ..support.stats import compute_ops, counted
 
     counts = compiled.op_counts()
+    where = f" -> {tosa_path}" if tosa_path is not None else " (not written: --emit)"
     lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants and region "
-             f"terminators not counted), {tosa_path.stat().st_size} bytes -> {tosa_path}",
+             f"terminators not counted), {len(compiled.flatbuffer)} bytes{where}",
              f"  validation: tosa-validate passed (TOSA 1.0, {compiled.target.profile_name} "
              f"profile, level 8K)"
              if any(s.startswith("tosa-validate") for s in compiled.pipeline)
@@ -491,6 +509,21 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     if vela is not None:
         lines += [f"  vela: {line}" for line in vela.summary().splitlines()]
     return "\n".join(lines)
+
+
+def emit_lines(compiled, files) -> list[str]:
+    """What --emit wrote for the device: each file and its size; the C header's arena."""
+    lines = ["emit: " + ", ".join(f"{p} ({p.stat().st_size} bytes)" for p in files)]
+    header = next((p for p in files if p.name.endswith("_model.h")), None)
+    if header is not None:
+        macros = dict(re.findall(r"^#define (\w+) (\d+)u$", header.read_text(), re.M))
+        arena = next(int(v) for k, v in macros.items() if k.endswith("_ARENA_SIZE"))
+        scratch = next(int(v) for k, v in macros.items() if k.endswith("_VELA_SCRATCH_SIZE"))
+        fast = next(int(v) for k, v in macros.items() if k.endswith("_VELA_SCRATCH_FAST_SIZE"))
+        lines.append(f"tensor arena: {arena} bytes (Vela's scratch {scratch} + fast scratch "
+                     f"{fast} bytes, and an estimate of TensorFlow Lite Micro's own; "
+                     f"docs/deploy.md)")
+    return lines
 
 
 def check_lines(report) -> list[str]:
@@ -593,6 +626,13 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-lookahead", type=int, metavar="FRAMES",
                         help="--streaming: input frames an output may wait for beyond its hop "
                              "(0: the model must be causal)")
+    parser.add_argument("--emit", action="append", metavar="FORMS",
+                        help="what to write (repeat it, or a comma list): tosa and mlir (the "
+                             "default); Ethos-U targets also vela-tflite (NAME_vela.tflite, for "
+                             "TensorFlow Lite Micro), vela-raw (NAME_vela_cmd.bin, "
+                             "NAME_vela_weights.bin, NAME_vela_raw.json: for the bare-metal "
+                             "driver) and c (NAME_model.c/.h: the .tflite as a C array and the "
+                             "I/O contract as macros); docs/deploy.md")
     parser.add_argument("--save-vela", action="store_true",
                         help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
                              "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
@@ -695,8 +735,14 @@ def _compile(args, progress) -> int:
             with stage(progress, "held-out SNR"):
                 snr = compiled.float_snr_db(calibration.held_out)
         extra = calibration.lines(snr)
+    forms = emit_forms(args)
+    graph_forms = [f for f in forms if f not in VELA_FORMS]
+    device_forms = [f for f in forms if f in VELA_FORMS]
+    tosa_path = None
     with stage(progress, "serialize"):
-        tosa_path, _ = compiled.save(args.output_dir, name)
+        written = compiled.save(args.output_dir, name, emit=graph_forms) if graph_forms else ()
+        if "tosa" in graph_forms:
+            tosa_path = written[graph_forms.index("tosa")]
     report = stream_error = None
     if args.check:
         with stage(progress, "reference model"):
@@ -711,6 +757,11 @@ def _compile(args, progress) -> int:
             vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
                                  per_layer=args.inspect,
                                  save_to=args.output_dir if args.save_vela else None)
+    if device_forms:
+        with stage(progress, "emit " + ",".join(device_forms)):
+            device_files = compiled.save(args.output_dir, name, emit=device_forms,
+                                         vela_report=vela)
+        extra = [*extra, *emit_lines(compiled, device_files)]
     print(summary(compiled, tosa_path, report, vela, extra))
     if sequence is not None:
         print(streaming_summary(compiled, vela, stream_error, args.max_lookahead))
