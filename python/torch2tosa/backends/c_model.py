@@ -7,7 +7,7 @@ linker script can place it in flash or SRAM. NAME_model.h declares it and gives 
 contract as macros (PREFIX is NAME in upper case, non-alphanumerics as `_`):
 
     PREFIX_MODEL_SIZE, PREFIX_ARENA_SIZE, PREFIX_VELA_SCRATCH_SIZE, ...
-    PREFIX_NUM_INPUTS, PREFIX_INPUT<i>_{RANK,SHAPE,ELEMENTS,BYTES,TYPE,TFLITE_TYPE,SCALE,
+    PREFIX_NUM_INPUTS, PREFIX_INPUT<i>_{TFLITE_INDEX,RANK,SHAPE,ELEMENTS,BYTES,TYPE,TFLITE_TYPE,SCALE,
         ZERO_POINT,QUANTIZED,CHANNELS_LAST}; the same for PREFIX_OUTPUT<i>_*
     step graphs: PREFIX_STREAMING, PREFIX_HOP, PREFIX_LOOKAHEAD, PREFIX_NUM_STATES,
         PREFIX_STATE<s>_{INPUT,OUTPUT,RANK,SHAPE,ELEMENTS,BYTES,TYPE,SCALE,ZERO_POINT,
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .device import (C_TYPES, TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_TENSOR, DeviceContract,
-                     TensorContract, arena_size)
+                     TensorContract, arena_size, tflite_io_order)
 
 DEFAULT_SECTION = ".rodata.torch2tosa_model"
 BYTES_PER_LINE = 16
@@ -80,9 +80,15 @@ def c_sources(name: str, tflite: bytes, contract: DeviceContract, scratch: int,
          f"#define {prefix}_ARENA_SIZE {arena}u", "",
          f"#define {prefix}_NUM_INPUTS {len(contract.inputs)}",
          f"#define {prefix}_NUM_OUTPUTS {len(contract.outputs)}"]
-    for kind, tensors in (("INPUT", contract.inputs), ("OUTPUT", contract.outputs)):
+    in_order, out_order = tflite_io_order(tflite)
+    h += ["/* INPUT<i> / OUTPUT<k> are the graph's (PyTorch's) inputs and outputs in order;",
+          " * TFLITE_INDEX is the index interpreter.input(n) / output(n) takes (read from the",
+          " * .tflite's tensor names, TosaInput_<i> / TosaOutput_<k>). The .tflite may show a",
+          " * shape of another rank with the same elements: SHAPE is the graph's. */"]
+    for kind, tensors, order in (("INPUT", contract.inputs, in_order),
+                                 ("OUTPUT", contract.outputs, out_order)):
         for t in tensors:
-            h += [""] + _tensor_macros(f"{prefix}_{kind}{t.index}", t)
+            h += [""] + _tensor_macros(f"{prefix}_{kind}{t.index}", t, order.index(t.index))
     h += [""] + _streaming_macros(prefix, contract)
     h += ["", "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
           f"extern const unsigned char {array}[{prefix}_MODEL_SIZE];", "",
@@ -109,10 +115,11 @@ def _c_float(value: float) -> str:
     return (text if any(ch in text for ch in ".e") else text + ".0") + "f"
 
 
-def _tensor_macros(p: str, t: TensorContract) -> list[str]:
+def _tensor_macros(p: str, t: TensorContract, tflite_index: int) -> list[str]:
     ctype, tflite_type, _ = C_TYPES[t.type]
     shape = ", ".join(str(d) for d in t.shape)
-    lines = [f"#define {p}_RANK {len(t.shape)}",
+    lines = [f"#define {p}_TFLITE_INDEX {tflite_index}",
+             f"#define {p}_RANK {len(t.shape)}",
              f"#define {p}_SHAPE {{{shape}}}",
              f"#define {p}_ELEMENTS {t.elements}",
              f"#define {p}_BYTES {t.bytes}",

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import struct
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -154,6 +156,73 @@ class DeviceContract:
     lookahead: int = 0
     frame_rate: float | None = None
     notes: tuple[str, ...] = field(default=())
+
+
+# --- Vela's .tflite: where each graph input and output sits -----------------------------
+
+
+def tflite_io_order(tflite: bytes) -> tuple[list[int], list[int]]:
+    """(inputs, outputs): for each position of the .tflite subgraph's inputs (outputs), the
+    graph input (output) it is, from the names Vela gives them, TosaInput_<k> /
+    TosaOutput_<k> after the graph's index k (its tensor table lists them in another
+    order; the subgraph's inputs and outputs, *measured*, keep the graph's). A minimal flatbuffer read (Model.subgraphs[0].inputs/outputs -> Tensor.name), so no
+    TFLite package is needed."""
+    fb = _Flatbuffer(tflite)
+    model = fb.root()
+    subgraph = fb.tables(model, 2)[0]  # Model.subgraphs
+    tensors = fb.tables(subgraph, 0)  # SubGraph.tensors
+
+    def order(field: int, prefix: str) -> list[int]:
+        out = []
+        for position, t in enumerate(fb.ints(subgraph, field)):
+            m = re.fullmatch(rf"{prefix}_(\d+)", fb.string(tensors[t], 3) or "")
+            out.append(int(m.group(1)) if m else position)
+        return out
+
+    return order(1, "TosaInput"), order(2, "TosaOutput")
+
+
+class _Flatbuffer:
+    """Reads tables, vectors and strings of a flatbuffer (little-endian, as written)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def _u32(self, pos: int) -> int:
+        return struct.unpack_from("<I", self.data, pos)[0]
+
+    def root(self) -> int:
+        return self._u32(0)
+
+    def _field(self, table: int, index: int) -> int | None:
+        vtable = table - struct.unpack_from("<i", self.data, table)[0]
+        size = struct.unpack_from("<H", self.data, vtable)[0]
+        if 4 + 2 * index >= size:
+            return None
+        offset = struct.unpack_from("<H", self.data, vtable + 4 + 2 * index)[0]
+        return table + offset if offset else None
+
+    def _vector(self, table: int, index: int) -> tuple[int, int]:
+        pos = self._field(table, index)
+        if pos is None:
+            return 0, 0
+        start = pos + self._u32(pos)
+        return start + 4, self._u32(start)
+
+    def tables(self, table: int, index: int) -> list[int]:
+        start, n = self._vector(table, index)
+        return [start + 4 * i + self._u32(start + 4 * i) for i in range(n)]
+
+    def ints(self, table: int, index: int) -> list[int]:
+        start, n = self._vector(table, index)
+        return list(struct.unpack_from(f"<{n}i", self.data, start))
+
+    def string(self, table: int, index: int) -> str | None:
+        pos = self._field(table, index)
+        if pos is None:
+            return None
+        start = pos + self._u32(pos)
+        return self.data[start + 4:start + 4 + self._u32(start)].decode()
 
 
 # --- vela-raw ---------------------------------------------------------------------------
