@@ -288,12 +288,16 @@ def run(*args):
 
 @requires_vela
 def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path):
+    """--memory-mode reaches the Vela runs of --emit; the summary says where the weights went."""
     result = run("conv1d_stride", "--target", "ethos-u55-128", "-o", str(tmp_path), "--emit",
-                 "c", "--emit", "vela-tflite,c")
+                 "c", "--emit", "vela-tflite,c", "--memory-mode", "Sram_Only")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "conv1d_stride_model.c", "conv1d_stride_model.h", "conv1d_stride_vela.tflite"]
     assert "tensor arena: " in result.stdout and "(not written: --emit)" in result.stdout
+    header = macros((tmp_path / "conv1d_stride_model.h").read_text())
+    assert header["CONV1D_STRIDE_MEMORY_MODE"] == '"Sram_Only"'
+    assert re.search(r"weights: \d+ bytes in on-chip flash \(Sram_Only\)", result.stdout)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -301,6 +305,11 @@ def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path):
     (("--target", "tosa-int", "--emit", "tosa,vela-raw"), "--emit vela-raw applies to the "
                                                           "Ethos-U targets"),
     (("--target", "ethos-u55-128", "--emit", "tflite"), "--emit: unknown emit form 'tflite'"),
+    (("--target", "ethos-u55-128", "--emit", "c", "--memory-mode", "Dedicated_Sram"),
+     "a dedicated SRAM is an Ethos-U65/U85 configuration"),
+    (("--target", "ethos-u55-128", "--memory-mode", "Sram"), "has no such memory mode"),
+    (("--target", "ethos-u55-128", "--system-config", "Ethos_U85_SYS_DRAM_Mid"),
+     "describes another NPU than ethos-u55-128"),
 ])
 def test_cli_emit_bad_input_is_one_line_exit_2(tmp_path, args, message):
     result = run("conv1d_stride", "-o", str(tmp_path / "out"), *args)

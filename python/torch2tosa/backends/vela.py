@@ -107,6 +107,24 @@ class VelaReport:
         return self.inference_time_s * 1e3
 
     @property
+    def weights_area(self) -> str:
+        """Where Vela put the weights (its `weights_storage_area`: "Off-chip Flash",
+        "On-chip Flash", "SRAM", ...), as the CSV spells it, in lower case."""
+        return self.csv_row.get("weights_storage_area", "").lower()
+
+    @property
+    def weight_bytes(self) -> int:
+        """The read-only region (weights, biases, scales) the command stream reads."""
+        data = npz_arrays(self).get("weight_data")
+        return 0 if data is None else len(data.tobytes())
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Vela's scratch and fast scratch: the NPU's working memory, the I/O tensors included."""
+        arrays = npz_arrays(self)
+        return sum(int(arrays.get(k, 0)) for k in ("scratch_size", "scratch_fast_size"))
+
+    @property
     def flash_used_kib(self) -> float:
         """Read-only storage (weights, command stream), wherever the memory mode puts it."""
         return self.off_chip_flash_used_kib + self.on_chip_flash_used_kib
@@ -123,6 +141,9 @@ class VelaReport:
             f"{self.inference_time_ms:.3f} ms, {self.inferences_per_second:.1f} inferences/s "
             f"({self.macs} MACs)",
             "  memory: " + ", ".join([f"SRAM {self.sram_used_kib:.2f} KiB", *flash]),
+            f"  weights: {self.weight_bytes} bytes in {self.weights_area or 'memory'} "
+            f"({self.memory_mode}); scratch (the I/O tensors included): "
+            f"{self.scratch_bytes} bytes",
         ])
 
 
@@ -143,6 +164,69 @@ def accelerator_config(accelerator: str) -> Accelerator:
     except KeyError:
         raise Torch2TosaError(f"unknown Ethos-U target '{accelerator}': expected one of "
                               f"{', '.join(ACCELERATORS)}") from None
+
+
+class VelaOptionError(VelaError):
+    """A --system-config or --memory-mode that Vela's config file does not define, or that
+    the accelerator cannot use (a usage error on the command line)."""
+
+
+# Vela's rule: a dedicated SRAM (the Ethos-U's own, the arena elsewhere) is an Ethos-U65/U85
+# configuration; the U55 has one AXI port for the arena, the SRAM.
+DEDICATED_SRAM_ACCELERATORS = ("ethos-u65", "ethos-u85")
+
+
+@functools.cache
+def _config_sections() -> dict[str, list[str]] | None:
+    """{"System_Config": [...], "Memory_Mode": [...]} of the Arm/vela.ini Vela ships, read
+    without importing Vela; None if it is not installed."""
+    import configparser
+    import importlib.util
+
+    spec = importlib.util.find_spec("ethosu")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "config_files" / CONFIG_FILE
+    if not path.exists():
+        return None
+    parser = configparser.ConfigParser()
+    parser.read(path)
+    sections: dict[str, list[str]] = {"System_Config": [], "Memory_Mode": []}
+    for section in parser.sections():
+        kind, _, name = section.partition(".")
+        if kind in sections:
+            sections[kind].append(name)
+    return sections
+
+
+def check_options(accelerator: str, system_config: str | None, memory_mode: str | None) -> None:
+    """One VelaOptionError line unless Vela can use `system_config` and `memory_mode` for
+    `accelerator` (names from its Arm/vela.ini; Dedicated_Sram* only on the U65/U85)."""
+    sections = _config_sections()
+    family = accelerator.rsplit("-", 1)[0]  # ethos-u55
+    if sections is not None:
+        for flag, kind, value in (("--system-config", "System_Config", system_config),
+                                  ("--memory-mode", "Memory_Mode", memory_mode)):
+            if value is None or value in sections[kind]:
+                continue
+            names = [n for n in sections[kind]
+                     if (n.lower().startswith(family.replace("-", "_")) if kind == "System_Config"
+                         else not n.startswith("Dedicated_Sram")
+                         or family.startswith(DEDICATED_SRAM_ACCELERATORS))]
+            raise VelaOptionError(f"{flag} {value}: Vela's {CONFIG_FILE} has no such "
+                                  f"{kind.replace('_', ' ').lower()}; for {accelerator}: "
+                                  f"{', '.join(names)}")
+        if system_config is not None and not system_config.lower().startswith(
+                family.replace("-", "_")):
+            raise VelaOptionError(f"--system-config {system_config} describes another NPU "
+                                  f"than {accelerator}: use one of " + ", ".join(
+                                      n for n in sections["System_Config"]
+                                      if n.lower().startswith(family.replace("-", "_"))))
+    if memory_mode is not None and memory_mode.startswith("Dedicated_Sram") \
+            and not family.startswith(DEDICATED_SRAM_ACCELERATORS):
+        raise VelaOptionError(f"--memory-mode {memory_mode}: a dedicated SRAM is an "
+                              f"Ethos-U65/U85 configuration, {accelerator} has none: use "
+                              f"Shared_Sram (Arm's default for it) or Sram_Only")
 
 
 def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mode: str,
@@ -202,6 +286,7 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
               memory_mode: str | None, name: str, extra_flags: Sequence[str],
               timeout: float | None, save_to: str | Path | None) -> VelaReport:
     target = accelerator_config(accelerator)
+    check_options(accelerator, system_config, memory_mode)
     system_config = system_config or target.system_config
     memory_mode = memory_mode or target.memory_mode
     stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"

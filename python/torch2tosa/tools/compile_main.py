@@ -352,6 +352,13 @@ def check_flags(args, target: targets.Target) -> None:
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
+    if target.accelerator is not None and (args.system_config or args.memory_mode):
+        from ..backends.vela import VelaOptionError, check_options
+
+        try:
+            check_options(target.accelerator, args.system_config, args.memory_mode)
+        except VelaOptionError as e:
+            raise UsageError(str(e)) from None
     forms = emit_forms(args)
     device_forms = [f for f in forms if f in VELA_FORMS]
     if device_forms and target.accelerator is None:
