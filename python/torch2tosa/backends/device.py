@@ -40,7 +40,7 @@ VELA_FORMS = frozenset({"vela-tflite", "vela-raw", "c"})
 # TfLiteTensor the application asks for with input()/output(), and the memory planner's
 # temporary record during AllocateTensors; every allocation is 16-byte aligned. Not measured on
 # a device here: `MicroInterpreter::arena_used_bytes()` after AllocateTensors() gives the exact
-# figure on the board (docs/deploy.md).
+# figure on the board; docs/deploy.md sets it against TFLM's own allocation record on the host.
 TFLM_OVERHEAD_BASE = 1024
 TFLM_OVERHEAD_PER_TENSOR = 128
 ARENA_ALIGNMENT = 16
