@@ -19,8 +19,6 @@ compiles for an Ethos-U on both NPUs, and the streaming examples (docs/testing.m
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import re
@@ -41,7 +39,6 @@ tflite = pytest.importorskip("tflite", reason="the TFLite reader is in the `test
                              "pip install 'torch2tosa[test]'")
 
 REPO = Path(__file__).resolve().parents[2]
-COMPILE = [sys.executable, "-m", "torch2tosa.tools.compile_main"]
 ALL_FORMS = ("tosa", "mlir", "vela-tflite", "vela-raw", "c")
 LONG = bool(os.environ.get("TORCH2TOSA_EMIT_LONG"))
 requires_vela = pytest.mark.skipif(
@@ -281,23 +278,28 @@ def test_emit_c_section_overridable(tmp_path_factory):
 # --- the command line: the forms, and bad input ---------------------------------------------
 
 
-def run(*args):
-    return subprocess.run([*COMPILE, *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+def run(capsys, *args) -> tuple[int, str, str]:
+    """The command in this process (torch is imported already): (status, stdout, stderr)."""
+    from torch2tosa.tools import compile_main
+
+    status = compile_main.run(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
 
 
 @requires_vela
-def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path):
+def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path, capsys):
     """--memory-mode reaches the Vela runs of --emit; the summary says where the weights went."""
-    result = run("conv1d_stride", "--target", "ethos-u55-128", "-o", str(tmp_path), "--emit",
-                 "c", "--emit", "vela-tflite,c", "--memory-mode", "Sram_Only")
-    assert result.returncode == 0, result.stderr
+    status, out, err = run(capsys, "conv1d_stride", "--target", "ethos-u55-128", "-o",
+                           str(tmp_path), "--emit", "c", "--emit", "vela-tflite,c",
+                           "--memory-mode", "Sram_Only")
+    assert status == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "conv1d_stride_model.c", "conv1d_stride_model.h", "conv1d_stride_vela.tflite"]
-    assert "tensor arena: " in result.stdout and "(not written: --emit)" in result.stdout
+    assert "tensor arena: " in out and "(not written: --emit)" in out
     header = macros((tmp_path / "conv1d_stride_model.h").read_text())
     assert header["CONV1D_STRIDE_MEMORY_MODE"] == '"Sram_Only"'
-    assert re.search(r"weights: \d+ bytes in on-chip flash \(Sram_Only\)", result.stdout)
+    assert re.search(r"weights: \d+ bytes in on-chip flash \(Sram_Only\)", out)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -311,20 +313,20 @@ def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path):
     (("--target", "ethos-u55-128", "--system-config", "Ethos_U85_SYS_DRAM_Mid"),
      "describes another NPU than ethos-u55-128"),
 ])
-def test_cli_emit_bad_input_is_one_line_exit_2(tmp_path, args, message):
-    result = run("conv1d_stride", "-o", str(tmp_path / "out"), *args)
-    assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+def test_cli_emit_bad_input_is_one_line_exit_2(tmp_path, capsys, args, message):
+    status, _, err = run(capsys, "conv1d_stride", "-o", str(tmp_path / "out"), *args)
+    assert status == 2
+    assert err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "out").exists()
 
 
-def test_cli_emit_unwritable_output_dir_is_one_line(tmp_path):
+def test_cli_emit_unwritable_output_dir_is_one_line(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    result = run("conv1d_stride", "--target", "ethos-u55-128", "--emit", "c", "-o",
-                 str(blocker / "out"))
-    assert result.returncode == 1
-    assert result.stderr.count("\n") == 1 and "is not a directory" in result.stderr
+    status, _, err = run(capsys, "conv1d_stride", "--target", "ethos-u55-128", "--emit", "c",
+                         "-o", str(blocker / "out"))
+    assert status == 1
+    assert err.count("\n") == 1 and "is not a directory" in err
 
 
 def test_save_emit_device_form_on_a_float_target_is_an_error(tmp_path):

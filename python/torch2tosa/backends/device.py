@@ -22,7 +22,7 @@ import json
 import math
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -155,7 +155,6 @@ class DeviceContract:
     hop: int | None = None
     lookahead: int = 0
     frame_rate: float | None = None
-    notes: tuple[str, ...] = field(default=())
 
 
 # --- Vela's .tflite: where each graph input and output sits -----------------------------
