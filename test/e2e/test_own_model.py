@@ -432,6 +432,8 @@ FLAG_CASES = {
     "--max-lookahead": ([*B, "--streaming", "--max-lookahead", "1"], [*B, "--streaming"]),
     "--inspect": ([*B, "--inspect"], B),
     "--save-vela rejected": ([*B, "--save-vela"], B),
+    "--emit": ([*B, "--emit", "mlir"], B),
+    "--emit rejected": ([*B, "--emit", "c"], B),
 }
 _TIMING = re.compile(r"\[ *[0-9.]+s\]|\([0-9]+ s\)")
 
