@@ -518,15 +518,18 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     return "\n".join(lines)
 
 
-def emit_lines(compiled, files) -> list[str]:
-    """What --emit wrote for the device: each file and its size; the C header's arena."""
+def emit_lines(compiled, files, vela) -> list[str]:
+    """What --emit wrote for the device: each file and its size; with the C sources, the
+    tensor arena their header gives (`device.arena_size`)."""
+    from ..backends.device import arena_size
+    from ..backends.vela import npz_arrays
+
     lines = ["emit: " + ", ".join(f"{p} ({p.stat().st_size} bytes)" for p in files)]
-    header = next((p for p in files if p.name.endswith("_model.h")), None)
-    if header is not None:
-        macros = dict(re.findall(r"^#define (\w+) (\d+)u$", header.read_text(), re.M))
-        arena = next(int(v) for k, v in macros.items() if k.endswith("_ARENA_SIZE"))
-        scratch = next(int(v) for k, v in macros.items() if k.endswith("_VELA_SCRATCH_SIZE"))
-        fast = next(int(v) for k, v in macros.items() if k.endswith("_VELA_SCRATCH_FAST_SIZE"))
+    if any(p.name.endswith("_model.h") for p in files):
+        arrays = npz_arrays(vela)
+        scratch, fast = int(arrays["scratch_size"]), int(arrays["scratch_fast_size"])
+        contract = compiled.device_contract()
+        arena = arena_size(scratch, fast, len(contract.inputs) + len(contract.outputs))
         lines.append(f"tensor arena: {arena} bytes (Vela's scratch {scratch} + fast scratch "
                      f"{fast} bytes, and an estimate of TensorFlow Lite Micro's own; "
                      f"docs/deploy.md)")
@@ -768,7 +771,7 @@ def _compile(args, progress) -> int:
         with stage(progress, "emit " + ",".join(device_forms)):
             device_files = compiled.save(args.output_dir, name, emit=device_forms,
                                          vela_report=vela)
-        extra = [*extra, *emit_lines(compiled, device_files)]
+        extra = [*extra, *emit_lines(compiled, device_files, vela)]
     print(summary(compiled, tosa_path, report, vela, extra))
     if sequence is not None:
         print(streaming_summary(compiled, vela, stream_error, args.max_lookahead))
