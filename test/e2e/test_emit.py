@@ -292,8 +292,10 @@ def test_cli_emit_writes_only_the_forms_asked_tosa_INT(tmp_path, capsys):
     """--memory-mode reaches the Vela runs of --emit; the summary says where the weights went."""
     status, out, err = run(capsys, "conv1d_stride", "--target", "ethos-u55-128", "-o",
                            str(tmp_path), "--emit", "c", "--emit", "vela-tflite,c",
-                           "--memory-mode", "Sram_Only")
+                           "--memory-mode", "Sram_Only", "--sram-budget", "64")
     assert status == 0, err
+    assert re.search(r"sram budget 64 KiB: weights \d+ \+ scratch \d+ = \d+ bytes fit for "
+                     r"Sram_Only", out)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "conv1d_stride_model.c", "conv1d_stride_model.h", "conv1d_stride_vela.tflite"]
     assert "tensor arena: " in out and "(not written: --emit)" in out
@@ -317,6 +319,17 @@ def test_cli_emit_bad_input_is_one_line_exit_2(tmp_path, capsys, args, message):
     status, _, err = run(capsys, "conv1d_stride", "-o", str(tmp_path / "out"), *args)
     assert status == 2
     assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@requires_vela
+def test_cli_sram_budget_exceeded_under_sram_only_writes_nothing_tosa_INT(tmp_path, capsys):
+    status, out, err = run(capsys, "conv1d_stride", "--target", "ethos-u55-128", "-o",
+                           str(tmp_path / "out"), "--emit", "c", "--memory-mode", "Sram_Only",
+                           "--sram-budget", "1")
+    assert status == 1
+    assert err.count("\n") == 1 and "--sram-budget 1 KiB: under Sram_Only the weights" in err
+    assert "do not fit for Sram_Only" in out
     assert not (tmp_path / "out").exists()
 
 

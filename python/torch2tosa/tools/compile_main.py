@@ -347,7 +347,7 @@ def check_flags(args, target: targets.Target) -> None:
             raise UsageError(f"{flag} applies to the INT targets ({int_targets}); --target "
                              f"{target.name} compiles the float model as it is")
     for flag, value in (("--system-config", args.system_config),
-                        ("--memory-mode", args.memory_mode),
+                        ("--memory-mode", args.memory_mode), ("--sram-budget", args.sram_budget),
                         ("--save-vela", args.save_vela or None)):
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
@@ -518,6 +518,31 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     return "\n".join(lines)
 
 
+def sram_budget_lines(compiled, vela, args) -> tuple[list[str], str | None]:
+    """--sram-budget: whether the weights and Vela's scratch fit the budget with everything
+    in SRAM (Sram_Only), and the cycles that mode gives against the one compiled for (the
+    weight stream's cost when the weights sit in flash); (lines, an error or None: under
+    --memory-mode Sram_Only a model that does not fit)."""
+    budget = args.sram_budget * 1024
+    need = vela.weight_bytes + vela.scratch_bytes
+    fits = need <= budget
+    verdict = (f"sram budget {args.sram_budget:g} KiB: weights {vela.weight_bytes} + scratch "
+               f"{vela.scratch_bytes} = {need} bytes {'fit' if fits else 'do not fit'} "
+               f"for Sram_Only")
+    if vela.memory_mode == "Sram_Only":
+        error = None if fits else (
+            f"--sram-budget {args.sram_budget:g} KiB: under Sram_Only the weights "
+            f"({vela.weight_bytes} bytes) and Vela's scratch ({vela.scratch_bytes} bytes) need "
+            f"{need} bytes of SRAM; give the board's real budget, or use --memory-mode "
+            f"Shared_Sram (weights read from flash)")
+        return [verdict], error
+    sram_only = compiled.vela(system_config=args.system_config, memory_mode="Sram_Only")
+    saved = vela.total_cycles - sram_only.total_cycles
+    return [f"{verdict}; under Sram_Only {sram_only.total_cycles} total cycles instead of "
+            f"{vela.total_cycles} ({vela.memory_mode}, weights in {vela.weights_area}): the "
+            f"weight stream costs about {saved} cycles"], None
+
+
 def emit_lines(compiled, files, vela) -> list[str]:
     """What --emit wrote for the device: each file and its size; with the C sources, the
     tensor arena their header gives (`device.arena_size`)."""
@@ -551,6 +576,14 @@ def tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got '{text}'")
+    return value
+
+
+def kib(text: str) -> float:
+    """--sram-budget: a finite number of KiB > 0."""
+    value = tolerance(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0 KiB")
     return value
 
 
@@ -625,6 +658,11 @@ def make_parser() -> argparse.ArgumentParser:
                         help="INT targets: the quantization of a float model (default a8w8)")
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
+    parser.add_argument("--sram-budget", type=kib, metavar="KIB",
+                        help="Ethos-U targets: the SRAM the board can give the NPU; the summary "
+                             "says whether the weights and Vela's scratch fit it under "
+                             "Sram_Only, and what that mode would save (a second Vela run); "
+                             "with --memory-mode Sram_Only, a model that does not fit is an error")
     parser.add_argument("--streaming", action="store_true",
                         help="compile the step graph that runs the model one hop at a time, "
                              "its state carried between calls (docs/streaming.md)")
@@ -767,7 +805,12 @@ def _compile(args, progress) -> int:
             vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
                                  per_layer=args.inspect,
                                  save_to=args.output_dir if args.save_vela else None)
-    if device_forms:
+    budget_error = None
+    if args.sram_budget is not None:
+        with stage(progress, "vela (Sram_Only, for --sram-budget)"):
+            lines, budget_error = sram_budget_lines(compiled, vela, args)
+        extra = [*extra, *lines]
+    if device_forms and budget_error is None:
         with stage(progress, "emit " + ",".join(device_forms)):
             device_files = compiled.save(args.output_dir, name, emit=device_forms,
                                          vela_report=vela)
@@ -779,6 +822,9 @@ def _compile(args, progress) -> int:
         with stage(progress, "inspect"):
             inspected = compiled.inspect()
         print(inspect_output(compiled, inspected, vela, Path(args.output_dir), name))
+    if budget_error is not None:
+        print(f"torch2tosa-compile: error: {budget_error}", file=sys.stderr)
+        return 1
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
