@@ -657,7 +657,7 @@ def compile(
 
 def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
              progress: bool | None = None, target=None, min_snr_db: float | None = None,
-             vela_cycles: bool = True) -> torch.fx.GraphModule:
+             vela_cycles: bool = True, vela: dict | None = None) -> torch.fx.GraphModule:
     """`torch2tosa.quantize`: quantization.quantize (its docstring says what it does).
 
     scheme="auto" returns only a choice that compiles for its target: the choice is compiled
@@ -665,7 +665,10 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
     returned, and a choice that does not compile is one error. On an Ethos-U target its
     AmpReport (`meta["torch2tosa_amp"]`) also gets Vela's cycles of the choice, of all-a8w8
     and of all-a16w8 (`vela_cycles=False` skips the last two); those two are compiled without
-    reproducers (support/reproducers.py): a failure there is a figure of the report."""
+    reproducers (support/reproducers.py): a failure there is a figure of the report.
+    vela: Vela's options for those cycles, {"system_config": ..., "memory_mode": ...} (the
+    board's memory: docs/ethos-u.md); default the target's."""
+    vela_options = _vela_options(vela)
     from .quantization import amp
     from .quantization import quantize as quantize_
     from .quantization.quantize import calibration_items
@@ -681,7 +684,7 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
     try:
         chosen = compile(quantized, items[0], target=report.target, progress=False)
         if npu:  # on an NPU, compiling includes Vela's
-            report.vela_cycles["auto"] = chosen.vela().total_cycles
+            report.vela_cycles["auto"] = chosen.vela(**vela_options).total_cycles
     except Torch2TosaError as e:
         raise Torch2TosaError(
             f"scheme='auto' chose int16 in {report.int16_labels} for '{report.target}', and that choice does "
@@ -699,10 +702,23 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
             with reproducers.discarded():
                 compiled = compile(quantize_(model, calib, choice, progress=False), items[0],
                                    target=report.target, progress=False)
-                report.vela_cycles[choice] = compiled.vela().total_cycles
+                report.vela_cycles[choice] = compiled.vela(**vela_options).total_cycles
         except Torch2TosaError as e:
             report.vela_cycles[choice] = str(e).strip().splitlines()[0]
     return quantized
+
+
+VELA_OPTIONS = ("system_config", "memory_mode")
+
+
+def _vela_options(options: dict | None) -> dict:
+    """The `vela=` dict of an API call, its keys checked (Vela's own option names)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(VELA_OPTIONS))
+    if unknown:
+        raise Torch2TosaError(f"vela={{...}}: unknown option(s) {', '.join(unknown)}; expected "
+                              f"{', '.join(VELA_OPTIONS)}")
+    return options
 
 
 def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Target,

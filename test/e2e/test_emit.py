@@ -351,6 +351,14 @@ def test_save_emit_device_form_on_a_float_target_is_an_error(tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing written when any form fails
 
 
+def test_quantize_vela_options_checked_before_any_work():
+    import torch
+
+    with pytest.raises(torch2tosa.Torch2TosaError, match="unknown option.*memory_mod\\b"):
+        torch2tosa.quantize(torch.nn.Linear(2, 2), [(torch.randn(1, 2),)], scheme="auto",
+                            vela={"memory_mod": "Sram_Only"})
+
+
 # --- docs/deploy.md states facts about these files -------------------------------------------
 
 
