@@ -118,30 +118,123 @@ class CompiledModel:
                              per_layer=per_layer, save_to=save_to)
 
     def save(self, directory: str | Path = ".", name: str | None = None, *,
-             progress: bool | None = None) -> tuple[Path, Path]:
-        """Writes NAME.tosa and NAME.mlir (`generic_mlir`: the generic op form, which MLIR
-        tools of other LLVM generations such as IREE read), creating `directory` if
-        needed; neither is left half-written on failure (see `support.files.write_output`).
+             progress: bool | None = None, emit: Sequence[str] | str | None = None,
+             system_config: str | None = None, memory_mode: str | None = None,
+             vela_report=None) -> tuple[Path, ...]:
+        """Writes the forms `emit` names (`backends.device.EMIT_FORMS`; default NAME.tosa and
+        NAME.mlir) into `directory`, creating it if needed, and returns their paths in that
+        order. NAME.mlir is `generic_mlir` (the generic op form, which MLIR tools of other
+        LLVM generations such as IREE read). On an Ethos-U target: `vela-tflite`
+        (NAME_vela.tflite), `vela-raw` (NAME_vela_cmd.bin, NAME_vela_weights.bin,
+        NAME_vela_raw.json) and `c` (NAME_model.c, NAME_model.h), Vela run with
+        `system_config` / `memory_mode` (`vela_report`: a `vela()` report of the same options
+        to reuse). Everything is made before anything is written, and no file is left
+        half-written on failure (see `support.files.write_output`).
         progress: as compile's (a bar over printing and translating, which take tens of
         seconds for a long unrolled graph; by default only on a terminal, after a few s)."""
+        from .backends import device
+
+        forms = device.parse_emit(emit)
         name = check_file_stem(name or self.name)
-        tosa_path, mlir_path = Path(directory) / f"{name}.tosa", Path(directory) / f"{name}.mlir"
+        vela_forms = [f for f in forms if f in device.VELA_FORMS]
+        if vela_forms and self.target.accelerator is None:
+            raise device.EmitError(
+                f"emit {', '.join(vela_forms)}: needs an Ethos-U target (Vela compiles it), "
+                f"this model was compiled for '{self.target.name}'")
+        directory = Path(directory)
         bar = (progress_.BarProgress(progress, 2, f"save {name}")
                if progress_.wants_bar(progress) else progress_.Progress())
+        files: dict[str, bytes] = {}
         try:
-            # Both are made before any write (either can fail). The text first: when the
+            # Every file is made before any write (any can fail). The text first: when the
             # translator still runs in the background (serialize_during_validation=True),
             # printing it overlaps with the translator instead of following it.
-            with progress_.stage(bar, "print MLIR"):
-                text = self.generic_mlir.encode()
-            with progress_.stage(bar, "serialize"):
-                flatbuffer = self.flatbuffer
+            if "mlir" in forms:
+                with progress_.stage(bar, "print MLIR"):
+                    text = self.generic_mlir.encode()
+            if "tosa" in forms or vela_forms:
+                with progress_.stage(bar, "serialize"):
+                    flatbuffer = self.flatbuffer
         finally:
             getattr(bar, "close", lambda: None)()
+        for form in forms:
+            if form == "tosa":
+                files[f"{name}.tosa"] = flatbuffer
+            elif form == "mlir":
+                files[f"{name}.mlir"] = text
+        if vela_forms:
+            files.update(self._device_files(name, vela_forms, system_config, memory_mode,
+                                            vela_report))
         make_output_dir(directory)
-        write_output(flatbuffer, tosa_path)
-        write_output(text, mlir_path)
-        return tosa_path, mlir_path
+        for file, data in files.items():
+            write_output(data, directory / file)
+        return tuple(directory / file for file in files)
+
+    def _device_files(self, name: str, forms: Sequence[str], system_config, memory_mode,
+                      report) -> dict[str, bytes]:
+        """The files of the Vela forms (`backends.device`), in the order of `forms`."""
+        from .backends import c_model, device
+        from .backends import vela as vela_
+
+        if report is None:
+            report = self.vela(system_config=system_config, memory_mode=memory_mode)
+        arrays = vela_.npz_arrays(report)
+        contract = self.device_contract(report.system_config, report.memory_mode)
+        tflite = None
+        if {"vela-tflite", "c"} & set(forms):
+            tflite = vela_.run_vela_tflite(self.flatbuffer, self.target.accelerator,
+                                           system_config=report.system_config,
+                                           memory_mode=report.memory_mode, name=self.name)
+        files: dict[str, bytes] = {}
+        for form in forms:
+            if form == "vela-tflite":
+                files[f"{name}_vela.tflite"] = tflite
+            elif form == "vela-raw":
+                files.update(device.raw_files(name, arrays, contract, vela_.VELA_VERSION))
+            elif form == "c":
+                files.update(c_model.c_sources(name, tflite, contract,
+                                               int(arrays["scratch_size"]),
+                                               int(arrays["scratch_fast_size"])))
+        return files
+
+    def device_contract(self, system_config: str = "", memory_mode: str = ""):
+        """The I/O contract firmware needs (`backends.device.DeviceContract`): each graph input
+        and output in order, with its shape in the graph's layout, integer type, scale and
+        zero point; for a step graph its states (input/output pair, shape, time axis, the
+        fill code of a fresh stream), hop and lookahead."""
+        from .backends import device
+
+        func = next(op.operation for op in self.module.body.operations
+                    if op.operation.name == "func.func")
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        quant_in, quant_out = self.io_quantization
+        nwc_in, nwc_out = self.nwc_io
+
+        def tensors(types, quant, nwc) -> tuple:
+            out = []
+            for i, t in enumerate(types):
+                tensor = ir.RankedTensorType(t)
+                spec = quant[i] if quant else None
+                out.append(device.TensorContract(
+                    index=i, shape=tuple(tensor.shape), type=str(tensor.element_type),
+                    scale=spec["scale"] if spec else None,
+                    zero_point=spec["zero_point"] if spec else 0, channels_last=i in nwc))
+            return tuple(out)
+
+        abi = self.streaming
+        states = ()
+        if abi is not None:
+            states = tuple(device.StateContract(
+                input=s.input, output=s.output, shape=tuple(s.shape), axis=s.axis,
+                fill=int(self._fresh_state(abi, k).reshape(-1)[0]) if s.shape else 0,
+                layer=s.layer) for k, s in enumerate(abi.states))
+        return device.DeviceContract(
+            name=self.name, accelerator=self.target.accelerator or "",
+            system_config=system_config, memory_mode=memory_mode,
+            inputs=tensors(ftype.inputs, quant_in, nwc_in),
+            outputs=tensors(ftype.results, quant_out, nwc_out), states=states,
+            hop=abi.hop if abi else None, lookahead=abi.lookahead if abi else 0,
+            frame_rate=abi.frame_rate if abi else None)
 
     @functools.cached_property
     def nwc_io(self) -> tuple[frozenset[int], frozenset[int]]:
@@ -564,7 +657,7 @@ def compile(
 
 def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
              progress: bool | None = None, target=None, min_snr_db: float | None = None,
-             vela_cycles: bool = True) -> torch.fx.GraphModule:
+             vela_cycles: bool = True, vela: dict | None = None) -> torch.fx.GraphModule:
     """`torch2tosa.quantize`: quantization.quantize (its docstring says what it does).
 
     scheme="auto" returns only a choice that compiles for its target: the choice is compiled
@@ -572,7 +665,10 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
     returned, and a choice that does not compile is one error. On an Ethos-U target its
     AmpReport (`meta["torch2tosa_amp"]`) also gets Vela's cycles of the choice, of all-a8w8
     and of all-a16w8 (`vela_cycles=False` skips the last two); those two are compiled without
-    reproducers (support/reproducers.py): a failure there is a figure of the report."""
+    reproducers (support/reproducers.py): a failure there is a figure of the report.
+    vela: Vela's options for those cycles, {"system_config": ..., "memory_mode": ...} (the
+    board's memory: docs/ethos-u.md); default the target's."""
+    vela_options = _vela_options(vela)
     from .quantization import amp
     from .quantization import quantize as quantize_
     from .quantization.quantize import calibration_items
@@ -588,7 +684,7 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
     try:
         chosen = compile(quantized, items[0], target=report.target, progress=False)
         if npu:  # on an NPU, compiling includes Vela's
-            report.vela_cycles["auto"] = chosen.vela().total_cycles
+            report.vela_cycles["auto"] = chosen.vela(**vela_options).total_cycles
     except Torch2TosaError as e:
         raise Torch2TosaError(
             f"scheme='auto' chose int16 in {report.int16_labels} for '{report.target}', and that choice does "
@@ -606,10 +702,23 @@ def quantize(model: torch.nn.Module, calibration, scheme: str = "a8w8", *,
             with reproducers.discarded():
                 compiled = compile(quantize_(model, calib, choice, progress=False), items[0],
                                    target=report.target, progress=False)
-                report.vela_cycles[choice] = compiled.vela().total_cycles
+                report.vela_cycles[choice] = compiled.vela(**vela_options).total_cycles
         except Torch2TosaError as e:
             report.vela_cycles[choice] = str(e).strip().splitlines()[0]
     return quantized
+
+
+VELA_OPTIONS = ("system_config", "memory_mode")
+
+
+def _vela_options(options: dict | None) -> dict:
+    """The `vela=` dict of an API call, its keys checked (Vela's own option names)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(VELA_OPTIONS))
+    if unknown:
+        raise Torch2TosaError(f"vela={{...}}: unknown option(s) {', '.join(unknown)}; expected "
+                              f"{', '.join(VELA_OPTIONS)}")
+    return options
 
 
 def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Target,

@@ -433,6 +433,9 @@ FLAG_CASES = {
     "--max-lookahead": ([*B, "--streaming", "--max-lookahead", "1"], [*B, "--streaming"]),
     "--inspect": ([*B, "--inspect"], B),
     "--save-vela rejected": ([*B, "--save-vela"], B),
+    "--emit": ([*B, "--emit", "mlir"], B),
+    "--emit rejected": ([*B, "--emit", "c"], B),
+    "--sram-budget rejected": ([*B, "--sram-budget", "64"], B),
 }
 _TIMING = re.compile(r"\[ *[0-9.]+s\]|\([0-9]+ s\)")
 

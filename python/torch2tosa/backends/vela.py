@@ -107,6 +107,24 @@ class VelaReport:
         return self.inference_time_s * 1e3
 
     @property
+    def weights_area(self) -> str:
+        """Where Vela put the weights (its `weights_storage_area`: "Off-chip Flash",
+        "On-chip Flash", "SRAM", ...), as the CSV spells it, in lower case."""
+        return self.csv_row.get("weights_storage_area", "").lower()
+
+    @property
+    def weight_bytes(self) -> int:
+        """The read-only region (weights, biases, scales) the command stream reads."""
+        data = npz_arrays(self).get("weight_data")
+        return 0 if data is None else len(data.tobytes())
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Vela's scratch and fast scratch: the NPU's working memory, the I/O tensors included."""
+        arrays = npz_arrays(self)
+        return sum(int(arrays.get(k, 0)) for k in ("scratch_size", "scratch_fast_size"))
+
+    @property
     def flash_used_kib(self) -> float:
         """Read-only storage (weights, command stream), wherever the memory mode puts it."""
         return self.off_chip_flash_used_kib + self.on_chip_flash_used_kib
@@ -123,6 +141,9 @@ class VelaReport:
             f"{self.inference_time_ms:.3f} ms, {self.inferences_per_second:.1f} inferences/s "
             f"({self.macs} MACs)",
             "  memory: " + ", ".join([f"SRAM {self.sram_used_kib:.2f} KiB", *flash]),
+            f"  weights: {self.weight_bytes} bytes in {self.weights_area or 'memory'} "
+            f"({self.memory_mode}); scratch (the I/O tensors included): "
+            f"{self.scratch_bytes} bytes",
         ])
 
 
@@ -145,12 +166,76 @@ def accelerator_config(accelerator: str) -> Accelerator:
                               f"{', '.join(ACCELERATORS)}") from None
 
 
+class VelaOptionError(VelaError):
+    """A --system-config or --memory-mode that Vela's config file does not define, or that
+    the accelerator cannot use (a usage error on the command line)."""
+
+
+# Vela's rule: a dedicated SRAM (the Ethos-U's own, the arena elsewhere) is an Ethos-U65/U85
+# configuration; the U55 has one AXI port for the arena, the SRAM.
+DEDICATED_SRAM_ACCELERATORS = ("ethos-u65", "ethos-u85")
+
+
+@functools.cache
+def _config_sections() -> dict[str, list[str]] | None:
+    """{"System_Config": [...], "Memory_Mode": [...]} of the Arm/vela.ini Vela ships, read
+    without importing Vela; None if it is not installed."""
+    import configparser
+    import importlib.util
+
+    spec = importlib.util.find_spec("ethosu")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "config_files" / CONFIG_FILE
+    if not path.exists():
+        return None
+    parser = configparser.ConfigParser()
+    parser.read(path)
+    sections: dict[str, list[str]] = {"System_Config": [], "Memory_Mode": []}
+    for section in parser.sections():
+        kind, _, name = section.partition(".")
+        if kind in sections:
+            sections[kind].append(name)
+    return sections
+
+
+def check_options(accelerator: str, system_config: str | None, memory_mode: str | None) -> None:
+    """One VelaOptionError line unless Vela can use `system_config` and `memory_mode` for
+    `accelerator` (names from its Arm/vela.ini; Dedicated_Sram* only on the U65/U85)."""
+    sections = _config_sections()
+    family = accelerator.rsplit("-", 1)[0]  # ethos-u55
+    if sections is not None:
+        for flag, kind, value in (("--system-config", "System_Config", system_config),
+                                  ("--memory-mode", "Memory_Mode", memory_mode)):
+            if value is None or value in sections[kind]:
+                continue
+            names = [n for n in sections[kind]
+                     if (n.lower().startswith(family.replace("-", "_")) if kind == "System_Config"
+                         else not n.startswith("Dedicated_Sram")
+                         or family.startswith(DEDICATED_SRAM_ACCELERATORS))]
+            raise VelaOptionError(f"{flag} {value}: Vela's {CONFIG_FILE} has no such "
+                                  f"{kind.replace('_', ' ').lower()}; for {accelerator}: "
+                                  f"{', '.join(names)}")
+        if system_config is not None and not system_config.lower().startswith(
+                family.replace("-", "_")):
+            raise VelaOptionError(f"--system-config {system_config} describes another NPU "
+                                  f"than {accelerator}: use one of " + ", ".join(
+                                      n for n in sections["System_Config"]
+                                      if n.lower().startswith(family.replace("-", "_"))))
+    if memory_mode is not None and memory_mode.startswith("Dedicated_Sram") \
+            and not family.startswith(DEDICATED_SRAM_ACCELERATORS):
+        raise VelaOptionError(f"--memory-mode {memory_mode}: a dedicated SRAM is an "
+                              f"Ethos-U65/U85 configuration, {accelerator} has none: use "
+                              f"Shared_Sram (Arm's default for it) or Sram_Only")
+
+
 def vela_command(tosa_path: str, accelerator: str, system_config: str, memory_mode: str,
-                 output_dir: str, extra_flags: Sequence[str] = ()) -> list[str]:
+                 output_dir: str, extra_flags: Sequence[str] = (),
+                 output_format: str = "raw") -> list[str]:
     return [vela_executable(), str(tosa_path),
             f"--accelerator-config={accelerator}", f"--config={CONFIG_FILE}",
             f"--system-config={system_config}", f"--memory-mode={memory_mode}",
-            "--output-format=raw", f"--output-dir={output_dir}", *extra_flags]
+            f"--output-format={output_format}", f"--output-dir={output_dir}", *extra_flags]
 
 
 def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
@@ -201,6 +286,7 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
               memory_mode: str | None, name: str, extra_flags: Sequence[str],
               timeout: float | None, save_to: str | Path | None) -> VelaReport:
     target = accelerator_config(accelerator)
+    check_options(accelerator, system_config, memory_mode)
     system_config = system_config or target.system_config
     memory_mode = memory_mode or target.memory_mode
     stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"
@@ -236,6 +322,47 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
         raise VelaError(f"Vela ({accelerator}) left {report.cpu_ops} ops to the CPU, which cannot "
                         "run TOSA input:\n" + log.strip(), log=log)
     return report
+
+
+def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
+                    memory_mode: str | None = None, name: str = "model",
+                    timeout: float | None = None) -> bytes:
+    """Vela's TFLite output for the `.tosa` flatbuffer (`--output-format=tflite`, Vela's
+    default): NAME_vela.tflite, a model whose one `ethos-u` custom operator holds the command
+    stream and the weights, which TensorFlow Lite Micro runs with Arm's Ethos-U kernel. The
+    same flags as `run_vela`; a rejection raises the same VelaError."""
+    target = accelerator_config(accelerator)
+    system_config = system_config or target.system_config
+    memory_mode = memory_mode or target.memory_mode
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"
+    with tempfile.TemporaryDirectory(prefix="torch2tosa-vela-") as tmp:
+        tosa_path, out_dir = Path(tmp) / f"{stem}.tosa", Path(tmp) / "out"
+        tosa_path.write_bytes(flatbuffer)
+        command = vela_command(tosa_path, accelerator, system_config, memory_mode, out_dir,
+                               output_format="tflite")
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp,
+                                    timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
+                            + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
+        log = result.stdout + result.stderr
+        if result.returncode < 0:
+            raise VelaError(native.crash_message(
+                f"Vela ({accelerator})", -result.returncode,
+                _reproducer_command(flatbuffer, command), bug_in="Vela"),
+                log=log, signal=-result.returncode)
+        if result.returncode != 0:
+            raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
+        tflite = out_dir / f"{stem}_vela.tflite"
+        if not tflite.exists():
+            raise VelaError(f"Vela ({accelerator}) exited 0 but did not write {stem}_vela.tflite:"
+                            f"\n{log.strip()}", log=log)
+        ops = {kind: int(n) for kind, n in _OPS.findall(log)}
+        if ops.get("CPU", 0):
+            raise VelaError(f"Vela ({accelerator}) left {ops['CPU']} ops to the CPU, which cannot "
+                            "run TOSA input:\n" + log.strip(), log=log)
+        return tflite.read_bytes()
 
 
 # --- reading Vela's output ---------------------------------------------------

@@ -67,6 +67,7 @@ from ..graph_abi import AUTO_CELL, GRU_CELLS, RECURRENT_FORMS
 from ..support.diagnostics import Torch2TosaError, check_file_stem
 from ..support.files import check_output_dir, data_files
 from ..support.progress import StderrProgress, stage
+from ..backends.device import VELA_FORMS
 
 
 FACTORY_CONTRACT = "factory must return (nn.Module, tuple of example inputs)"
@@ -346,11 +347,24 @@ def check_flags(args, target: targets.Target) -> None:
             raise UsageError(f"{flag} applies to the INT targets ({int_targets}); --target "
                              f"{target.name} compiles the float model as it is")
     for flag, value in (("--system-config", args.system_config),
-                        ("--memory-mode", args.memory_mode),
+                        ("--memory-mode", args.memory_mode), ("--sram-budget", args.sram_budget),
                         ("--save-vela", args.save_vela or None)):
         if value is not None and target.accelerator is None:
             raise UsageError(f"{flag} applies to the Ethos-U targets ({ethos}), which Vela "
                              f"compiles for; --target {target.name} runs no Vela")
+    if target.accelerator is not None and (args.system_config or args.memory_mode):
+        from ..backends.vela import VelaOptionError, check_options
+
+        try:
+            check_options(target.accelerator, args.system_config, args.memory_mode)
+        except VelaOptionError as e:
+            raise UsageError(str(e)) from None
+    forms = emit_forms(args)
+    device_forms = [f for f in forms if f in VELA_FORMS]
+    if device_forms and target.accelerator is None:
+        raise UsageError(f"--emit {','.join(device_forms)} applies to the Ethos-U targets "
+                         f"({ethos}), which Vela compiles for; --target {target.name} writes "
+                         f"tosa and mlir only")
     if args.gru_cell not in (None, AUTO_CELL) and target.is_int:
         from ..lowering.recurrences import float_cell_on_int_target
 
@@ -379,6 +393,16 @@ def check_flags(args, target: targets.Target) -> None:
             function_file(path, function, "calibration file")
         else:
             data_files(args.calibration, CALIBRATION_SUFFIXES, CALIBRATION_WHAT)
+
+
+def emit_forms(args) -> tuple[str, ...]:
+    """The forms --emit names (default tosa, mlir); an unknown one is a usage error."""
+    from ..backends.device import EmitError, parse_emit
+
+    try:
+        return parse_emit(args.emit)
+    except EmitError as e:
+        raise UsageError(f"--emit: {e}") from None
 
 
 def check_model_flags(args, spec: str, model, target: targets.Target) -> None:
@@ -466,8 +490,9 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     from ..support.stats import compute_ops, counted
 
     counts = compiled.op_counts()
+    where = f" -> {tosa_path}" if tosa_path is not None else " (not written: --emit)"
     lines = [f"{compiled.name}: {compute_ops(counts)} TOSA ops (constants and region "
-             f"terminators not counted), {tosa_path.stat().st_size} bytes -> {tosa_path}",
+             f"terminators not counted), {len(compiled.flatbuffer)} bytes{where}",
              f"  validation: tosa-validate passed (TOSA 1.0, {compiled.target.profile_name} "
              f"profile, level 8K)"
              if any(s.startswith("tosa-validate") for s in compiled.pipeline)
@@ -493,6 +518,49 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
     return "\n".join(lines)
 
 
+def sram_budget_lines(compiled, vela, args) -> tuple[list[str], str | None]:
+    """--sram-budget: whether the weights and Vela's scratch fit the budget with everything
+    in SRAM (Sram_Only), and the cycles that mode gives against the one compiled for (the
+    weight stream's cost when the weights sit in flash); (lines, an error or None: under
+    --memory-mode Sram_Only a model that does not fit)."""
+    budget = args.sram_budget * 1024
+    need = vela.weight_bytes + vela.scratch_bytes
+    fits = need <= budget
+    verdict = (f"sram budget {args.sram_budget:g} KiB: weights {vela.weight_bytes} + scratch "
+               f"{vela.scratch_bytes} = {need} bytes {'fit' if fits else 'do not fit'} "
+               f"for Sram_Only")
+    if vela.memory_mode == "Sram_Only":
+        error = None if fits else (
+            f"--sram-budget {args.sram_budget:g} KiB: under Sram_Only the weights "
+            f"({vela.weight_bytes} bytes) and Vela's scratch ({vela.scratch_bytes} bytes) need "
+            f"{need} bytes of SRAM; give the board's real budget, or use --memory-mode "
+            f"Shared_Sram (weights read from flash)")
+        return [verdict], error
+    sram_only = compiled.vela(system_config=args.system_config, memory_mode="Sram_Only")
+    saved = vela.total_cycles - sram_only.total_cycles
+    return [f"{verdict}; under Sram_Only {sram_only.total_cycles} total cycles instead of "
+            f"{vela.total_cycles} ({vela.memory_mode}, weights in {vela.weights_area}): the "
+            f"weight stream costs about {saved} cycles"], None
+
+
+def emit_lines(compiled, files, vela) -> list[str]:
+    """What --emit wrote for the device: each file and its size; with the C sources, the
+    tensor arena their header gives (`device.arena_size`)."""
+    from ..backends.device import arena_size
+    from ..backends.vela import npz_arrays
+
+    lines = ["emit: " + ", ".join(f"{p} ({p.stat().st_size} bytes)" for p in files)]
+    if any(p.name.endswith("_model.h") for p in files):
+        arrays = npz_arrays(vela)
+        scratch, fast = int(arrays["scratch_size"]), int(arrays["scratch_fast_size"])
+        contract = compiled.device_contract()
+        arena = arena_size(scratch, fast, len(contract.inputs) + len(contract.outputs))
+        lines.append(f"tensor arena: {arena} bytes (Vela's scratch {scratch} + fast scratch "
+                     f"{fast} bytes, and an estimate of TensorFlow Lite Micro's own; "
+                     f"docs/deploy.md)")
+    return lines
+
+
 def check_lines(report) -> list[str]:
     return [report.output_line(o) for o in report.outputs]
 
@@ -508,6 +576,14 @@ def tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got '{text}'")
+    return value
+
+
+def kib(text: str) -> float:
+    """--sram-budget: a finite number of KiB > 0."""
+    value = tolerance(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0 KiB")
     return value
 
 
@@ -582,6 +658,11 @@ def make_parser() -> argparse.ArgumentParser:
                         help="INT targets: the quantization of a float model (default a8w8)")
     parser.add_argument("--system-config", help="Vela system configuration (Ethos-U targets)")
     parser.add_argument("--memory-mode", help="Vela memory mode (Ethos-U targets)")
+    parser.add_argument("--sram-budget", type=kib, metavar="KIB",
+                        help="Ethos-U targets: the SRAM the board can give the NPU; the summary "
+                             "says whether the weights and Vela's scratch fit it under "
+                             "Sram_Only, and what that mode would save (a second Vela run); "
+                             "with --memory-mode Sram_Only, a model that does not fit is an error")
     parser.add_argument("--streaming", action="store_true",
                         help="compile the step graph that runs the model one hop at a time, "
                              "its state carried between calls (docs/streaming.md)")
@@ -593,6 +674,13 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-lookahead", type=int, metavar="FRAMES",
                         help="--streaming: input frames an output may wait for beyond its hop "
                              "(0: the model must be causal)")
+    parser.add_argument("--emit", action="append", metavar="FORMS",
+                        help="what to write (repeat it, or a comma list): tosa and mlir (the "
+                             "default); Ethos-U targets also vela-tflite (NAME_vela.tflite, for "
+                             "TensorFlow Lite Micro), vela-raw (NAME_vela_cmd.bin, "
+                             "NAME_vela_weights.bin, NAME_vela_raw.json: for the bare-metal "
+                             "driver) and c (NAME_model.c/.h: the .tflite as a C array and the "
+                             "I/O contract as macros); docs/deploy.md")
     parser.add_argument("--save-vela", action="store_true",
                         help="Ethos-U targets: keep Vela's outputs beside NAME.tosa (NAME_vela.npz, "
                              "the command stream NAME_vela_cmd.bin, its CSVs and debug database)")
@@ -695,8 +783,14 @@ def _compile(args, progress) -> int:
             with stage(progress, "held-out SNR"):
                 snr = compiled.float_snr_db(calibration.held_out)
         extra = calibration.lines(snr)
+    forms = emit_forms(args)
+    graph_forms = [f for f in forms if f not in VELA_FORMS]
+    device_forms = [f for f in forms if f in VELA_FORMS]
+    tosa_path = None
     with stage(progress, "serialize"):
-        tosa_path, _ = compiled.save(args.output_dir, name)
+        written = compiled.save(args.output_dir, name, emit=graph_forms) if graph_forms else ()
+        if "tosa" in graph_forms:
+            tosa_path = written[graph_forms.index("tosa")]
     report = stream_error = None
     if args.check:
         with stage(progress, "reference model"):
@@ -711,6 +805,16 @@ def _compile(args, progress) -> int:
             vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
                                  per_layer=args.inspect,
                                  save_to=args.output_dir if args.save_vela else None)
+    budget_error = None
+    if args.sram_budget is not None:
+        with stage(progress, "vela (Sram_Only, for --sram-budget)"):
+            lines, budget_error = sram_budget_lines(compiled, vela, args)
+        extra = [*extra, *lines]
+    if device_forms and budget_error is None:
+        with stage(progress, "emit " + ",".join(device_forms)):
+            device_files = compiled.save(args.output_dir, name, emit=device_forms,
+                                         vela_report=vela)
+        extra = [*extra, *emit_lines(compiled, device_files, vela)]
     print(summary(compiled, tosa_path, report, vela, extra))
     if sequence is not None:
         print(streaming_summary(compiled, vela, stream_error, args.max_lookahead))
@@ -718,6 +822,9 @@ def _compile(args, progress) -> int:
         with stage(progress, "inspect"):
             inspected = compiled.inspect()
         print(inspect_output(compiled, inspected, vela, Path(args.output_dir), name))
+    if budget_error is not None:
+        print(f"torch2tosa-compile: error: {budget_error}", file=sys.stderr)
+        return 1
     if report is not None and not report.ok:
         print(f"torch2tosa-compile: error: {check_failure(report, name, args.output_dir)}",
               file=sys.stderr)
