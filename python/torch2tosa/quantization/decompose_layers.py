@@ -45,7 +45,8 @@ import torch
 from torch.fx import GraphModule, Node
 
 from . import decompose_softmax as sm
-from .graph_nodes import NodeBuilder, constant_value
+from .graph_nodes import (NodeBuilder, constant_value, is_float, replace_node, rewrite_nodes,
+                          shape_of)
 
 aten = torch.ops.aten
 
@@ -58,32 +59,8 @@ EXCLUDED = -1e4
 
 def decompose_layers(model: GraphModule) -> GraphModule:
     """Rewrites `model` in place (see the module doc)."""
-    changed = False
-    for node in list(model.graph.nodes):
-        if node.op != "call_function" or not _float(node.args[0] if node.args else None):
-            continue
-        rewrite = _REWRITES.get(node.target)
-        if rewrite is not None and rewrite(model, node):
-            changed = True
-    if changed:
-        model.graph.lint()
-        model.recompile()
-    return model
-
-
-def _float(value) -> bool:
-    val = value.meta.get("val") if isinstance(value, Node) else None
-    return isinstance(val, torch.Tensor) and val.is_floating_point()
-
-
-def _shape(node: Node) -> list[int]:
-    return list(node.meta["val"].shape)
-
-
-def _replace(model: GraphModule, node: Node, result: Node) -> bool:
-    node.replace_all_uses_with(result)
-    model.graph.erase_node(node)
-    return True
+    return rewrite_nodes(model, _REWRITES,
+                         lambda node: is_float(node.args[0] if node.args else None))
 
 
 # --- split / chunk / unbind -----------------------------------------------------------------
@@ -92,7 +69,7 @@ def _replace(model: GraphModule, node: Node, result: Node) -> bool:
 def _split(model: GraphModule, node: Node) -> bool:
     """Each getitem of the split becomes a slice of x (unbind: a select)."""
     x = node.args[0]
-    shape = _shape(x)
+    shape = shape_of(x)
     unbind = node.target is aten.unbind.int
     dim_index = 1 if unbind else 2
     dim = node.args[dim_index] if len(node.args) > dim_index else node.kwargs.get("dim", 0)
@@ -121,7 +98,7 @@ def _split(model: GraphModule, node: Node) -> bool:
 
 def _glu(model: GraphModule, node: Node) -> bool:
     x = node.args[0]
-    shape = _shape(x)
+    shape = shape_of(x)
     dim = (node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", -1)) % len(shape)
     half = shape[dim] // 2
     with model.graph.inserting_before(node):
@@ -129,7 +106,7 @@ def _glu(model: GraphModule, node: Node) -> bool:
         a = new(aten.slice.Tensor, (x, dim, 0, half))
         b = new(aten.slice.Tensor, (x, dim, half, 2 * half))
         y = new(aten.mul.Tensor, (a, new(aten.sigmoid.default, (b,))))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 # --- batch norm -----------------------------------------------------------------------------
@@ -140,7 +117,7 @@ def _batch_norm(model: GraphModule, node: Node) -> bool:
     cudnn_enabled)."""
     x, weight, bias, mean, var = node.args[:5]
     training, eps = node.args[5], node.args[7]
-    shape = _shape(x)
+    shape = shape_of(x)
     if len(shape) < 2:
         return False
     params = [constant_value(model, p) if p is not None else None
@@ -155,7 +132,7 @@ def _batch_norm(model: GraphModule, node: Node) -> bool:
             return False  # training mode with running statistics: refused at compile time
         else:
             y = _running_statistics(new, x, params, eps, shape)
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 def _running_statistics(new: NodeBuilder, x: Node, params, eps: float, shape: list[int]) -> Node:
@@ -212,7 +189,7 @@ def _rms_division(model: GraphModule, node: Node) -> bool:
     if not (isinstance(square, Node) and square.target is aten.pow.Tensor_Scalar
             and square.args[0] is x and square.args[1] == 2):
         return False
-    shape = _shape(x)
+    shape = shape_of(x)
     dims = sorted({dim % len(shape) for dim in mean.args[1]})
     if dims != list(range(len(shape) - len(dims), len(shape))):
         return False  # rms_norm normalizes trailing dims only
@@ -221,7 +198,7 @@ def _rms_division(model: GraphModule, node: Node) -> bool:
         y = new(aten.rms_norm.default, (x, shape[dims[0]:], None, 0.0))
         if factor != 1.0:
             y = new(aten.mul.Tensor, (y, 1.0 / factor))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 # --- scaled dot-product attention -------------------------------------------------------------
@@ -237,9 +214,9 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
     args.update(zip(names, node.args))
     args.update(node.kwargs)
     q, k, v, mask = args["query"], args["key"], args["value"], args["attn_mask"]
-    if args["dropout_p"] or args["enable_gqa"] or not all(_float(t) for t in (q, k, v)):
+    if args["dropout_p"] or args["enable_gqa"] or not all(is_float(t) for t in (q, k, v)):
         return False
-    length, source = _shape(q)[-2], _shape(k)[-2]
+    length, source = shape_of(q)[-2], shape_of(k)[-2]
     bias = _attention_bias(model, mask, args["is_causal"], length, source)
     runtime = None
     if bias is False:  # an input-dependent mask: only a boolean one read from a 0/-inf fill
@@ -247,8 +224,8 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
         if runtime is None:
             return False
         bias = None
-    scale = args["scale"] if args["scale"] is not None else 1.0 / math.sqrt(_shape(q)[-1])
-    rank = len(_shape(k))
+    scale = args["scale"] if args["scale"] is not None else 1.0 / math.sqrt(shape_of(q)[-1])
+    rank = len(shape_of(k))
     with model.graph.inserting_before(node):
         new = NodeBuilder(model, node)
         scores = new(aten.matmul.default, (new(aten.mul.Tensor, (q, scale)),
@@ -266,7 +243,7 @@ def _sdpa(model: GraphModule, node: Node) -> bool:
         if excluded is not None or runtime is not None:
             weights.meta[sm.MASK_KEY] = excluded if runtime is None else runtime
         y = new(aten.matmul.default, (weights, v))
-    _replace(model, node, y)
+    replace_node(model, node, y)
     while runtime is not None and isinstance(mask, Node) and not mask.users:
         # the float fill (in place: dead code elimination keeps it) and the zeros it filled,
         # unless something else reads those zeros (and so the fill)

@@ -38,37 +38,15 @@ import math
 import torch
 from torch.fx import GraphModule, Node
 
-from .graph_nodes import NodeBuilder, constant_value
+from .graph_nodes import (NodeBuilder, constant_value, is_float, replace_node, rewrite_nodes,
+                          shape_of)
 
 aten = torch.ops.aten
 
 
 def decompose_ops(model: GraphModule) -> GraphModule:
     """Rewrites `model` in place (see the module doc)."""
-    changed = False
-    for node in list(model.graph.nodes):
-        rewrite = _REWRITES.get(node.target) if node.op == "call_function" else None
-        if rewrite is not None and _float(node) and rewrite(model, node):
-            changed = True
-    if changed:
-        model.graph.lint()
-        model.recompile()
-    return model
-
-
-def _float(value) -> bool:
-    val = value.meta.get("val") if isinstance(value, Node) else None
-    return isinstance(val, torch.Tensor) and val.is_floating_point()
-
-
-def _shape(node: Node) -> list[int]:
-    return list(node.meta["val"].shape)
-
-
-def _replace(model: GraphModule, node: Node, result: Node) -> bool:
-    node.replace_all_uses_with(result)
-    model.graph.erase_node(node)
-    return True
+    return rewrite_nodes(model, _REWRITES, is_float)
 
 
 def _arg(node: Node, index: int, name: str, default):
@@ -82,9 +60,9 @@ def _variance(model: GraphModule, node: Node) -> bool:
     """aten.var/std.dim(x, dim, unbiased=True, keepdim=False), .correction(x, dim, *,
     correction=1, keepdim=False)."""
     x = node.args[0]
-    if not _float(x):
+    if not is_float(x):
         return False
-    shape = _shape(x)
+    shape = shape_of(x)
     dims = _arg(node, 1, "dim", None)
     dims = [dims] if isinstance(dims, int) else dims
     dims = sorted({d % len(shape) for d in dims}) if dims else list(range(len(shape)))
@@ -106,14 +84,14 @@ def _variance(model: GraphModule, node: Node) -> bool:
         y = new(aten.mul.Tensor, (total, 1.0 / count)) if count != 1 else total
         if node.target in (aten.std.dim, aten.std.correction):
             y = new(aten.sqrt.default, (y,))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 # --- products with a constant -------------------------------------------------------------
 
 
 def _constant(model: GraphModule, value) -> torch.Tensor | None:
-    if not isinstance(value, Node) or not _float(value):
+    if not isinstance(value, Node) or not is_float(value):
         return None
     data = constant_value(model, value)
     return data if isinstance(data, torch.Tensor) and data.is_floating_point() else None
@@ -126,7 +104,7 @@ def _matmul(model: GraphModule, node: Node) -> bool:
     if (wa is None) == (wb is None):
         return False  # two activations (a MATMUL) or two constants (folded)
     x, w = (a, wb) if wb is not None else (b, wa)
-    rank = len(_shape(x))
+    rank = len(shape_of(x))
     if w.dim() != 2 or rank < 1 or (wa is not None and rank < 2):
         return False
     with model.graph.inserting_before(node):
@@ -138,7 +116,7 @@ def _matmul(model: GraphModule, node: Node) -> bool:
             xt = new(aten.transpose.int, (x, rank - 2, rank - 1))
             y = new(aten.linear.default, (xt, new.constant("_torch2tosa_matmul_weight", w)))
             y = new(aten.transpose.int, (y, rank - 2, rank - 1))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 def _einsum(model: GraphModule, node: Node) -> bool:
@@ -152,7 +130,7 @@ def _einsum(model: GraphModule, node: Node) -> bool:
         return False
     i = 0 if consts[1] is not None else 1
     x, xs, w, ws = operands[i], subs[i], consts[1 - i], subs[1 - i]
-    if not _float(x) or any(len(set(s)) != len(s) for s in (xs, ws, out)) \
+    if not is_float(x) or any(len(set(s)) != len(s) for s in (xs, ws, out)) \
             or set(out) - set(xs) - set(ws):
         return False
     batch = [c for c in xs if c in out and c not in ws]
@@ -162,7 +140,7 @@ def _einsum(model: GraphModule, node: Node) -> bool:
     if len(batch) + len(groups) + len(contracted) != len(xs) \
             or len(groups) + len(contracted) + len(h) != len(ws):
         return False  # a letter summed over one operand alone
-    size = dict(zip(xs, _shape(x))) | dict(zip(ws, w.shape))
+    size = dict(zip(xs, shape_of(x))) | dict(zip(ws, w.shape))
     nb, ng, nk, nh = (math.prod(size[c] for c in part) for part in (batch, groups, contracted, h))
     weight = w.permute([ws.index(c) for c in groups + h + contracted]).reshape(ng, nh, nk)
     with model.graph.inserting_before(node):
@@ -183,7 +161,7 @@ def _einsum(model: GraphModule, node: Node) -> bool:
         y = new(aten.reshape.default, (y, [size[c] for c in done]))
         if done != list(out):
             y = new(aten.permute.default, (y, [done.index(c) for c in out]))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 # --- division -----------------------------------------------------------------------------
@@ -192,27 +170,27 @@ def _einsum(model: GraphModule, node: Node) -> bool:
 def _division(model: GraphModule, node: Node) -> bool:
     """a / b with b an activation: a * reciprocal(b)."""
     a, b = node.args[:2]
-    if not _float(b) or _constant(model, b) is not None:
+    if not is_float(b) or _constant(model, b) is not None:
         return False
     number = isinstance(a, (int, float)) and not isinstance(a, bool)
-    if not (_float(a) or (number and a > 0 and math.isfinite(a))):
+    if not (is_float(a) or (number and a > 0 and math.isfinite(a))):
         return False
     with model.graph.inserting_before(node):
         new = NodeBuilder(model, node)
         inverse = new(aten.reciprocal.default, (b,))
         y = new(aten.mul.Tensor, (inverse, a) if number else (a, inverse))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 def _stack(model: GraphModule, node: Node) -> bool:
     tensors = node.args[0]
-    if not tensors or not all(_float(t) for t in tensors):
+    if not tensors or not all(is_float(t) for t in tensors):
         return False
-    dim = _arg(node, 1, "dim", 0) % len(_shape(node))
+    dim = _arg(node, 1, "dim", 0) % len(shape_of(node))
     with model.graph.inserting_before(node):
         new = NodeBuilder(model, node)
         y = new(aten.cat.default, ([new(aten.unsqueeze.default, (t, dim)) for t in tensors], dim))
-    return _replace(model, node, y)
+    return replace_node(model, node, y)
 
 
 _REWRITES = {aten.stack.default: _stack,aten.var.dim: _variance, aten.var.correction: _variance,

@@ -130,3 +130,38 @@ def _call_on_copies(target, args, kwargs):
     if target._schema.is_mutable:  # masked_fill_ & co: never change a parameter or a memo
         args = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
     return target(*args, **kwargs)
+
+
+# --- what the rewrites in front of the annotation share ---------------------------------------
+
+
+def is_float(value) -> bool:
+    """Whether `value` is a node whose value is a floating-point tensor."""
+    val = value.meta.get("val") if isinstance(value, Node) else None
+    return isinstance(val, torch.Tensor) and val.is_floating_point()
+
+
+def shape_of(node: Node) -> list[int]:
+    return list(node.meta["val"].shape)
+
+
+def replace_node(model: GraphModule, node: Node, result: Node) -> bool:
+    """`node`'s uses read `result`; `node` is erased. True: a rewrite's "changed"."""
+    node.replace_all_uses_with(result)
+    model.graph.erase_node(node)
+    return True
+
+
+def rewrite_nodes(model: GraphModule, rewrites: dict, applies) -> GraphModule:
+    """Each call_function node with an entry in `rewrites` for which `applies(node)` holds,
+    rewritten in place by its entry `rewrite(model, node) -> changed`; the graph linted and
+    recompiled when any changed."""
+    changed = False
+    for node in list(model.graph.nodes):
+        rewrite = rewrites.get(node.target) if node.op == "call_function" else None
+        if rewrite is not None and applies(node) and rewrite(model, node):
+            changed = True
+    if changed:
+        model.graph.lint()
+        model.recompile()
+    return model
