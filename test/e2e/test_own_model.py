@@ -37,7 +37,7 @@ pytestmark = pytest.mark.xdist_group("own_model")
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = [sys.executable, str(REPO / "tools" / "torch2tosa-compile")]
 E = "torch2tosa-compile: error: "
-INT_TARGETS = "tosa-int, ethos-u55-128, ethos-u85-256"
+INT_TARGETS = "tosa-int, ethos-u55-128, ethos-u85-256, vgf-int"
 
 
 @dataclass
