@@ -143,6 +143,39 @@ def test_vgf_save_writes_nothing_when_the_converter_fails(monkeypatch, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
+def test_vgf_cli_loop_form_is_a_usage_error(capsys, tmp_path):
+    from torch2tosa.tools import compile_main
+
+    code = compile_main.run(["gru", "--target", "vgf", "--gru-form", "loop", "-o",
+                             str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "model-converter" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_vgf_cli_without_the_sdk_says_so_before_compiling(monkeypatch, capsys, tmp_path):
+    from torch2tosa.tools import compile_main
+
+    real, sdk_modules = vgf.importlib.util.find_spec, {m for m, _ in vgf.PACKAGES}
+    monkeypatch.setattr(vgf.importlib.util, "find_spec",
+                        lambda name, *a: None if name in sdk_modules else real(name, *a))
+    code = compile_main.run(["conv1d_stride", "--target", "vgf", "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and "\n" not in err and "torch2tosa[vgf]" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_vgf_cli_compiles_and_checks(sdk, capsys, tmp_path):
+    from torch2tosa.tools import compile_main
+
+    code = compile_main.run(["conv1d_stride", "--target", "vgf", "-o", str(tmp_path),
+                             "--check"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "conv1d_stride.vgf" in out and "vgf vs the TOSA reference model" in out, out
+    assert (tmp_path / "conv1d_stride.vgf").is_file()
+
+
 def test_vgf_check_refuses_an_unknown_executor():
     compiled = torch2tosa.compile(conv_model(), (torch.randn(1, 4, 32),))
     with pytest.raises(torch2tosa.Torch2TosaError, match="executor"):
@@ -159,13 +192,20 @@ def sweep_example(name: str):
     return example.build(seq=SWEEP_SEQ) if example.gru_layers else example.build()
 
 
+def sweep_calibration(name: str, inputs: tuple) -> list[tuple]:
+    """The example's calibration, cut to the sweep's sequence (an example's own audio is
+    longer than SWEEP_SEQ steps)."""
+    items = examples.get(name).calibration(inputs, count=8)
+    return [tuple(c[..., :t.shape[-1]] if c.shape != t.shape else c for c, t in zip(item, inputs))
+            for item in items]
+
+
 if LONG:  # defined only then: 96 skips in every default summary otherwise
     @pytest.mark.parametrize("name,scheme", SWEEP, ids=[f"{n}-{s}" for n, s in SWEEP])
     def test_vgf_example_sweep(sdk, name, scheme):
         model, inputs = sweep_example(name)
         if scheme != "fp":
-            calibration = examples.get(name).calibration(inputs, count=8)
-            model = torch2tosa.quantize(model, calibration, scheme=scheme)
+            model = torch2tosa.quantize(model, sweep_calibration(name, inputs), scheme=scheme)
         compiled = torch2tosa.compile(model, inputs, name=name, target="vgf")
         report = compiled.check(*inputs, executor="vgf")
         print(f"{name} {scheme}: {report.executors.line()}")

@@ -676,6 +676,12 @@ def _compile(args, progress) -> int:
                                or args.scheme is not None)
     check_flags(args, target)
     check_output_dir(args.output_dir)  # before a compile that can take minutes
+    if target.vgf:  # the SDK writes NAME.vgf (and --check runs it): missing, said at once
+        from ..backends import vgf
+
+        vgf.find_tools()
+        if args.check:
+            vgf.find_driver()
     model_file(args.model)
     name, model, inputs = load_model(args.model)
     name = args.name or name
