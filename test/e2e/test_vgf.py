@@ -28,7 +28,7 @@ pytestmark = pytest.mark.xdist_group("vgf")
 
 LONG = os.environ.get("TORCH2TOSA_VGF_LONG", "") not in ("", "0")
 # Recurrent examples run at this many timesteps in the sweep: every step is the same ops,
-# and the emulation layer takes about 1 s per GRU step of a 32-wide layer on 2 cores.
+# and the emulation layer's time grows with them (docs/vgf.md, timings).
 SWEEP_SEQ = 8
 
 

@@ -55,7 +55,7 @@ LAYERS = ("VK_LAYER_ML_Graph_Emulation", "VK_LAYER_ML_Tensor_Emulation")
 # Where the Vulkan loader looks for driver manifests (ICDs) on Linux, besides the XDG dirs.
 _ICD_DIRS = ("/usr/share/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",
              "/etc/vulkan/icd.d")
-# Per-run time limit: a GRU-sized graph takes 10-15 s on 2 cores.
+# Per-run time limit, far above what the bundled examples take (docs/vgf.md, timings).
 TIMEOUT = 600
 
 
