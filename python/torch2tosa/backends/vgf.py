@@ -29,6 +29,7 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -130,9 +131,13 @@ def unavailable() -> str | None:
     return None
 
 
+# The runner's log prefix, `2026-01-01 12:00:00,123 `: the message follows it.
+_STAMP = re.compile(r"^\d{4}-\d\d-\d\d [\d:,.]+ ")
+
+
 def _one_line(text: str, limit: int = 600) -> str:
     """The tool's message: its error lines (else its last line), joined on one line."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [_STAMP.sub("", line.strip()) for line in text.splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()] or lines[-1:]
     said = " | ".join(dict.fromkeys(errors))
     return said if len(said) <= limit else said[:limit] + "..."
