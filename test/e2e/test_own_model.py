@@ -264,7 +264,7 @@ CLI_CASES = {
                                         "Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no "
                                         "control flow; its TABLE is int8 only): use --scheme "
                                         "a8w8 (the default) on this target, or --scheme a16w8 on "
-                                        "tosa-int, ethos-u85-256"),
+                                        "tosa-int, ethos-u85-256, vgf-int"),
     # torch logs a warning before the error (`W... Unable to find user code`): not shown
     "data-dependent if": (["{R}/branchy.py:make_model"], True, 1, None),
 }
@@ -382,8 +382,9 @@ def test_own_model_cli_scheme_applies_to_a_users_model(quantized_runs):
     result = quantized_runs["a16w8 check"]
     assert result.returncode == 0, result.stderr
     assert "scheme a16w8" in result.stdout and "input 0: i16, scale" in result.stdout
-    assert re.search(r"output 0 \[1, 8, 16\]: [01] quantization steps at most from the PT2E "
-                     r"model, 100.00% within one step; vs float: .*\[ok\]", result.stdout)
+    assert re.search(r"output 0 \[1, 8, 16\]: [01] quantization steps at most from the "
+                     r"emulation, 100.00% within one step \(the PT2E model: [01] steps, "
+                     r"100.00%\); vs float: .*\[ok\]", result.stdout), result.stdout
 
 
 def test_own_model_cli_quantized_factory_compiles_as_it_is(quantized_runs):
