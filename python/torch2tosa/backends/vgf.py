@@ -74,7 +74,10 @@ class Tools:
 
 
 def _package_dir(module: str, package: str) -> Path:
-    spec = importlib.util.find_spec(module)
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # a broken install, or a module set to None
+        spec = None
     if spec is None or not spec.submodule_search_locations:
         raise VgfError(f"Arm's ML SDK for Vulkan is not installed (no {package}): "
                        f"{INSTALL_HINT}")
