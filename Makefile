@@ -2,6 +2,8 @@
 #   make demo   set up, compile a bundled example GRU model and check it on the TOSA reference model
 #   make test   set up, run the lit suite and the pytest end-to-end tests (Vela included)
 #   make bench  set up, benchmark against torch-mlir's TOSA path (writes bench/results.json)
+#   make setup-vgf  add Arm's ML SDK for Vulkan (the vgf extra) and, as root with apt-get,
+#               a Vulkan driver (Mesa's lavapipe): what test/e2e/test_vgf.py needs
 
 PYTHON ?= python3
 # The Pythons every pinned dependency publishes wheels for (pyproject.toml's requires-python).
@@ -15,7 +17,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lit pytest bench clean
+.PHONY: setup setup-vgf demo test lit pytest bench clean
 
 setup: $(STAMP)
 
@@ -33,6 +35,22 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 	@echo "== setup done: the commands (torch2tosa-compile, torch2tosa-opt, lit, ...) are in $(VENV)/bin;"
 	@echo "   run them as $(VENV)/bin/torch2tosa-compile, or 'source $(VENV)/bin/activate' first"
+
+# Opt-in, never part of setup or test: without it the VGF tests skip and say why. The
+# driver is a system package: installed here only as root on a machine with apt-get;
+# elsewhere the command to run is printed (docs/vgf.md).
+VGF_APT := mesa-vulkan-drivers libvulkan1
+setup-vgf: $(STAMP)
+	@echo "== setup-vgf 1/2: Arm's ML SDK for Vulkan (the vgf extra)"
+	$(PY) -m pip install -e '.[vgf]'
+	@echo "== setup-vgf 2/2: a Vulkan driver ($(VGF_APT))"
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get install -y --no-install-recommends $(VGF_APT) || \
+		{ apt-get update && apt-get install -y --no-install-recommends $(VGF_APT); }; \
+	else \
+		echo "   not root or no apt-get: install a Vulkan driver yourself, e.g." \
+		     "sudo apt-get install $(VGF_APT)"; \
+	fi
 
 demo: $(STAMP)
 	@echo "== demo: compiling the bundled 2-layer bidirectional GRU and checking it on the TOSA reference model"

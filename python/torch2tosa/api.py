@@ -92,6 +92,18 @@ class CompiledModel:
             self.timings.append(("serialize", time.perf_counter() - start))
         return self._flatbuffer
 
+    @functools.cached_property
+    def vgf(self) -> bytes:
+        """The graph as a `.vgf` for Vulkan's ML extensions: `generic_mlir` through Arm's
+        model-converter (the `vgf` extra; backends/vgf.py). The converter takes no control
+        flow: compile recurrences unrolled (the vgf targets do)."""
+        from .backends import vgf  # optional dependency: Arm's ML SDK for Vulkan
+
+        start = time.perf_counter()
+        data = vgf.convert(self.generic_mlir, name=self.name)
+        self.timings.append(("model-converter", time.perf_counter() - start))
+        return data
+
     def op_counts(self):
         return stats.op_counts(self.module)
 
@@ -124,7 +136,8 @@ class CompiledModel:
         """Writes the forms `emit` names (`backends.device.EMIT_FORMS`; default NAME.tosa and
         NAME.mlir) into `directory`, creating it if needed, and returns their paths in that
         order. NAME.mlir is `generic_mlir` (the generic op form, which MLIR tools of other
-        LLVM generations such as IREE read). On an Ethos-U target: `vela-tflite`
+        LLVM generations such as IREE read). On a vgf target NAME.vgf too (`vgf`: Arm's
+        model-converter's). On an Ethos-U target: `vela-tflite`
         (NAME_vela.tflite), `vela-raw` (NAME_vela_cmd.bin, NAME_vela_weights.bin,
         NAME_vela_raw.json) and `c` (NAME_model.c, NAME_model.h), Vela run with
         `system_config` / `memory_mode` (`vela_report`: a `vela()` report of the same options
@@ -142,7 +155,7 @@ class CompiledModel:
                 f"emit {', '.join(vela_forms)}: needs an Ethos-U target (Vela compiles it), "
                 f"this model was compiled for '{self.target.name}'")
         directory = Path(directory)
-        bar = (progress_.BarProgress(progress, 2, f"save {name}")
+        bar = (progress_.BarProgress(progress, 3 if self.target.vgf else 2, f"save {name}")
                if progress_.wants_bar(progress) else progress_.Progress())
         files: dict[str, bytes] = {}
         try:
@@ -155,6 +168,10 @@ class CompiledModel:
             if "tosa" in forms or vela_forms:
                 with progress_.stage(bar, "serialize"):
                     flatbuffer = self.flatbuffer
+            vgf = None
+            if self.target.vgf:
+                with progress_.stage(bar, "model-converter"):
+                    vgf = self.vgf
         finally:
             getattr(bar, "close", lambda: None)()
         for form in forms:
@@ -162,6 +179,8 @@ class CompiledModel:
                 files[f"{name}.tosa"] = flatbuffer
             elif form == "mlir":
                 files[f"{name}.mlir"] = text
+        if vgf is not None:
+            files[f"{name}.vgf"] = vgf
         if vela_forms:
             files.update(self._device_files(name, vela_forms, system_config, memory_mode,
                                             vela_report))
@@ -288,13 +307,32 @@ class CompiledModel:
         numpy outputs, which can be passed back as inputs (a streaming model's state). An
         integer graph takes and returns floats: inputs are quantized and outputs dequantized
         with the recorded parameters. Inputs are checked against `graph_inputs` first."""
+        return self._dequantized(self._run_graph(inputs, "run_reference", reference.run,
+                                                 self.flatbuffer))
+
+    def run_vgf(self, *inputs):
+        """Runs the graph's `.vgf` (`vgf`) with Arm's scenario-runner on the ML emulation
+        layer over a Vulkan driver (Mesa's lavapipe on a CPU; backends/vgf.py): inputs and
+        outputs as `run_reference`'s. Needs the `vgf` extra and a Vulkan driver (make
+        setup-vgf); a graph with control flow is the converter's error."""
+        from .backends import vgf  # optional dependency: Arm's ML SDK for Vulkan
+
+        return self._dequantized(self._run_graph(
+            inputs, "run_vgf", functools.partial(vgf.run, name=self.name), self.vgf))
+
+    def _run_graph(self, inputs: tuple, what: str, run: Callable, graph: bytes) -> list:
+        """`run(graph, arrays)` on the inputs, checked against `graph_inputs` and quantized
+        for an integer graph: the graph's own outputs (integer codes on an integer graph)."""
         layout = " (in the graph's layout: see nwc_io)" if any(self.nwc_io) else ""
-        check_inputs(inputs, self.graph_inputs, f"run_reference{layout}")
+        check_inputs(inputs, self.graph_inputs, f"{what}{layout}")
         tensors = [to_array(t) for t in inputs]
-        in_specs, out_specs = self.io_quantization
+        in_specs = self.io_quantization[0]
         if in_specs:
             tensors = [checking.quantize(t, spec) for t, spec in zip(tensors, in_specs)]
-        outputs = reference.run(self.flatbuffer, tensors)
+        return run(graph, tensors)
+
+    def _dequantized(self, outputs: list) -> list:
+        out_specs = self.io_quantization[1]
         if out_specs:
             outputs = [checking.dequantize(o, spec) for o, spec in zip(outputs, out_specs)]
         return outputs
@@ -391,9 +429,14 @@ class CompiledModel:
 
     def check(self, *inputs, atol: float | None = None, max_steps: float | None = None,
               min_within_one_step: float | None = checking.MIN_WITHIN_ONE_STEP,
-              min_snr_db: float | None = None):
+              min_snr_db: float | None = None, executor: str = "reference"):
         """Compares the reference model with eager PyTorch on `inputs` (default: the examples;
         tensors or numpy arrays in PyTorch's layout, checked against the example inputs).
+
+        executor="vgf": the graph runs on Arm's ML SDK for Vulkan instead (`run_vgf`), and is
+        also compared with the reference model on the same inputs (the report's
+        `executors`: an integer graph's codes must be equal, a float graph's outputs within
+        checking.EXECUTOR_ATOL), which `ok` requires too.
 
         A float graph: max abs error against the model, within `atol` (default 1e-5; a
         CheckReport).
@@ -405,27 +448,42 @@ class CompiledModel:
         min_within_one_step, min_snr_db)` (None: not checked); its `failures` and
         `summary()` say which threshold failed at which output. `atol` is refused there,
         as the thresholds are for a float graph."""
+        if executor not in EXECUTORS:
+            raise Torch2TosaError(f"check(executor=...) is one of {', '.join(EXECUTORS)}, got "
+                                  f"{executor!r}")
         thresholds = self._check_thresholds(atol, max_steps, min_within_one_step, min_snr_db)
         inputs = self._check_inputs(inputs, "check")
+        graph_inputs = [t for t in self.graph_layout(inputs) if isinstance(t, torch.Tensor)]
         start = time.perf_counter()
-        actual = self.run_reference(*[t for t in self.graph_layout(inputs)
-                                      if isinstance(t, torch.Tensor)])
+        raw = self._run_graph(graph_inputs, "check", reference.run, self.flatbuffer)
         self.timings.append(("reference model", time.perf_counter() - start))
+        agreement = None
+        if executor == "vgf":
+            from .backends import vgf
+
+            vgf_bytes = self.vgf
+            start = time.perf_counter()
+            on_vgf = self._run_graph(graph_inputs, "check",
+                                     functools.partial(vgf.run, name=self.name), vgf_bytes)
+            self.timings.append(("scenario-runner", time.perf_counter() - start))
+            agreement = checking.agreement("vgf", on_vgf, raw, self.target.is_int)
+            raw = on_vgf
+        actual = self._dequantized(raw)
         expected = self._eager_outputs(self._model, inputs)
         out_specs = self.io_quantization[1]
         if not out_specs:
             return checking.CheckReport(checking.compare(actual, expected),
-                                       _ATOL if atol is None else atol)
+                                       _ATOL if atol is None else atol, agreement)
         floats = (None if self._float_model is None
                   else self._eager_outputs(self._float_model, inputs))
         emulated = self._emulated_outputs(inputs)
         if emulated is None:  # not a torch2tosa.quantize'd GraphModule: the PT2E model alone
             return checking.QuantizedCheckReport(
                 checking.compare_quantized(actual, expected, out_specs, floats), thresholds,
-                against="the PT2E model")
+                against="the PT2E model", executors=agreement)
         return checking.QuantizedCheckReport(
             checking.compare_quantized(actual, emulated, out_specs, floats, pt2e=expected),
-            thresholds)
+            thresholds, executors=agreement)
 
     def _emulated_outputs(self, inputs) -> list[np.ndarray] | None:
         """The outputs of the emulation of this integer graph (testing.emulation), in the
@@ -491,6 +549,9 @@ class CompiledModel:
 
 
 _ATOL = 1e-5  # check()'s default on a float graph
+# What check(executor=...) runs the graph on: the TOSA reference model, or Arm's ML SDK for
+# Vulkan as well (compared with the reference model).
+EXECUTORS = ("reference", "vgf")
 
 
 # MLIR element types as numpy names them (what `graph_inputs` and its errors say).
@@ -591,8 +652,9 @@ def compile(
     name: the model's name (NAME.tosa, reproducers); default its class (a
               `torch2tosa.quantize`d model's: the float model's).
     example_inputs: a tuple of the model's positional inputs, or a single tensor.
-    target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256"
-              (see target.py).
+    target: "tosa-fp" (default), "iree-llvm-cpu", "tosa-int", "ethos-u55-128", "ethos-u85-256",
+              or "vgf" (Arm's ML SDK for Vulkan: "vgf-int" for a quantized model, else
+              "vgf-fp"; `save` also writes NAME.vgf) (see target.py).
     gru_form: "unrolled" (default: one block of ops per timestep, no control flow)
               or "loop" (one tosa.while_loop per GRU/LSTM/RNN layer, needs
               EXT-CONTROLFLOW). Applies to every recurrent op.
@@ -617,7 +679,8 @@ def compile(
     _check_model(model)
     if gru_form not in graph_abi.RECURRENT_FORMS:
         raise Torch2TosaError(f"gru_form must be one of {', '.join(graph_abi.RECURRENT_FORMS)}, got '{gru_form}'")
-    tosa_target = targets.get(target)
+    tosa_target = targets.for_model(target, isinstance(target, str)
+                                    and target in targets.FAMILIES and is_quantized(model))
     if gru_cell not in graph_abi.GRU_CELLS:
         raise Torch2TosaError(f"gru_cell must be one of {', '.join(graph_abi.GRU_CELLS)}, got '{gru_cell}'")
     if tosa_target.is_int and gru_cell != graph_abi.AUTO_CELL:

@@ -198,14 +198,70 @@ class Thresholds:
         return ", ".join(p for p in parts if p) or "no thresholds"
 
 
+# How close a second executor's outputs must be to the reference model's on a float graph
+# (an integer graph's must be equal).
+EXECUTOR_ATOL = 1e-5
+
+
+@dataclass(frozen=True)
+class ExecutorAgreement:
+    """A second executor's outputs (Arm's ML SDK for Vulkan) against the reference model's,
+    on the same graph and inputs: per output, the max abs difference of the graph's own
+    outputs (an integer graph's integer codes, before dequantization). Agreed when every
+    difference is 0 on an integer graph, at most `atol` on a float one."""
+
+    executor: str
+    differences: tuple[float, ...]
+    integer: bool
+    atol: float = EXECUTOR_ATOL
+
+    @property
+    def ok(self) -> bool:
+        limit = 0.0 if self.integer else self.atol
+        return all(d <= limit for d in self.differences)
+
+    @property
+    def max_difference(self) -> float:
+        return max(self.differences, default=0.0)
+
+    def line(self) -> str:
+        rule = "bit-exact" if self.integer else f"atol {self.atol:g}"
+        unit = " codes" if self.integer else ""
+        verdict = "ok" if self.ok else "DISAGREE"
+        return (f"{self.executor} vs the TOSA reference model: max abs difference "
+                f"{self.max_difference:.3g}{unit} over {len(self.differences)} output(s) "
+                f"[{verdict}, {rule}]")
+
+
+def agreement(executor: str, actual: Sequence[np.ndarray], reference: Sequence[np.ndarray],
+              integer: bool) -> ExecutorAgreement:
+    """`actual` (the graph's outputs on `executor`) against the reference model's."""
+    if len(actual) != len(reference):
+        raise ReferenceModelError(f"{executor} returned {len(actual)} outputs, the reference "
+                                  f"model {len(reference)}")
+    differences = []
+    for i, (a, r) in enumerate(zip(actual, reference)):
+        if a.shape != r.shape:
+            raise ReferenceModelError(f"output {i}: shape {a.shape} from {executor}, {r.shape} "
+                                      f"from the reference model")
+        a64, r64 = a.astype(np.float64), r.astype(np.float64)
+        same = (a64 == r64) | (np.isnan(a64) & np.isnan(r64))
+        diff = np.where(same, 0.0, np.abs(a64 - r64))
+        differences.append(float(diff.max()) if diff.size else 0.0)
+    return ExecutorAgreement(executor, tuple(differences), integer)
+
+
 @dataclass
 class CheckReport:
     outputs: list[OutputComparison]
     atol: float
+    # check(executor="vgf"): that executor's outputs against the reference model's
+    executors: ExecutorAgreement | None = None
 
     @property
     def ok(self) -> bool:
-        return all(o.ok(self.atol) for o in self.outputs)
+        return (all(o.ok(self.atol) for o in self.outputs)
+                and (self.executors is None or self.executors.ok))
 
     @property
     def max_abs_error(self) -> float:
@@ -218,9 +274,11 @@ class CheckReport:
 
     def summary(self) -> str:
         """One line per output: max abs and rel error against PyTorch, ok or MISMATCH."""
-        return "\n".join([f"check: {'ok' if self.ok else 'MISMATCH'} (float graph vs PyTorch, "
-                          f"atol {self.atol:g})"]
-                         + [f"  {self.output_line(o)}" for o in self.outputs])
+        on = "" if self.executors is None else f" on {self.executors.executor}"
+        return "\n".join([f"check: {'ok' if self.ok else 'MISMATCH'} (float graph{on} vs "
+                          f"PyTorch, atol {self.atol:g})"]
+                         + [f"  {self.output_line(o)}" for o in self.outputs]
+                         + ([] if self.executors is None else [f"  {self.executors.line()}"]))
 
 
 @dataclass
@@ -232,6 +290,8 @@ class QuantizedCheckReport:
     outputs: list[QuantizedComparison]
     thresholds: Thresholds = Thresholds()
     against: str = "the emulation"  # or "the PT2E model", for a model it cannot emulate
+    # check(executor="vgf"): that executor's integer outputs against the reference model's
+    executors: ExecutorAgreement | None = None
 
     @property
     def min_fraction(self) -> float:
@@ -248,7 +308,7 @@ class QuantizedCheckReport:
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        return not self.failures and (self.executors is None or self.executors.ok)
 
     @property
     def max_abs_error(self) -> float | None:
@@ -271,6 +331,8 @@ class QuantizedCheckReport:
 
     def summary(self) -> str:
         """One line per output (`output_line`) under the verdict and the thresholds."""
-        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph vs "
+        on = "" if self.executors is None else f" on {self.executors.executor}"
+        return "\n".join([f"check: {'ok' if self.ok else 'FAILED'} (integer graph{on} vs "
                           f"{self.against} and the float model; {self.thresholds.describe()})"]
-                         + [f"  {self.output_line(o)}" for o in self.outputs])
+                         + [f"  {self.output_line(o)}" for o in self.outputs]
+                         + ([] if self.executors is None else [f"  {self.executors.line()}"]))

@@ -12,6 +12,13 @@ compile summary. No pass tests for "is this INT?" on its own.
     tosa-int        PRO-INT   int16, controlflow                any
     ethos-u55-128   PRO-INT   int16 (not in TABLE)              Ethos-U55, 128 MACs
     ethos-u85-256   PRO-INT   int16, controlflow                Ethos-U85, 256 MACs
+    vgf-fp          PRO-FP    (none)                            Arm's ML SDK for Vulkan (.vgf)
+    vgf-int         PRO-INT   int16                             Arm's ML SDK for Vulkan (.vgf)
+
+`vgf` names both: it follows the model (`for_model`), a quantized model compiles for
+`vgf-int`, a float one for `vgf-fp`. Arm's model-converter, which turns the TOSA into a
+`.vgf` for Vulkan's ML extensions (backends/vgf.py), rejects tosa.while_loop and
+tosa.cond_if, so recurrences are unrolled there.
 
 Ethos-U55 has no control flow, gather or scatter (so no loop-form recurrences)
 and only int8 TABLE lookups and int8 MATMULs (Vela's supported-operator report for TOSA
@@ -146,10 +153,15 @@ class Target:
     # "weights_matmul" only for a product of at least this many output channels (G*H): below
     # it the CONV2D was as fast (Ethos-U85: RNN(24, 48), 48 channels; docs/ethos-u.md)
     weights_matmul_min_width: int = 0
+    # What the target's consumer does not run, said after "use gru_form='unrolled'" when a
+    # graph needs the controlflow extension it lacks (the loop form of a recurrence).
+    controlflow_hint: str = ("the loop form also needs gather and scatter (per-step reads and "
+                             "writes), which Ethos-U55 lacks too: use gru_form='unrolled'")
+    # The consumer is Arm's ML SDK for Vulkan: `save` also writes NAME.vgf (model-converter),
+    # and `run_vgf` runs it (scenario-runner on the ML emulation layer; backends/vgf.py).
+    vgf: bool = False
 
     def __post_init__(self):
-        if not self.extensions:
-            raise ValueError(f"target '{self.name}' must implement at least one TOSA extension")
         if self.state_product not in STATE_PRODUCTS:
             raise ValueError(f"target '{self.name}': state_product '{self.state_product}' is "
                              f"not one of {', '.join(STATE_PRODUCTS)}")
@@ -185,6 +197,10 @@ def attach_options_of(env: str) -> str:
     return options + (f" extensions={extensions.replace(' ', '')}" if extensions else "")
 
 
+# The loop form on the VGF targets: what Arm's model-converter says about it.
+_VGF_NO_LOOPS = ("Arm's model-converter (ML SDK for Vulkan) rejects tosa.while_loop and "
+                 "tosa.cond_if ('failed to legalize operation'): use gru_form='unrolled'")
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -207,18 +223,40 @@ TARGETS: dict[str, Target] = {
                accelerator="ethos-u85-256", conv_stride_max=3, conv_dilation_max=2,
                op_cost_macs=(300_000, 600_000), state_product="weights_matmul",
                weights_matmul_min_width=96),
+        Target("vgf-fp", PRO_FP, frozenset(),
+               "Arm's ML SDK for Vulkan (model-converter to .vgf): TOSA 1.0 PRO-FP, level "
+               "8K, no control flow", cost_model=REFERENCE_MODEL_COSTS,
+               controlflow_hint=_VGF_NO_LOOPS, vgf=True),
+        Target("vgf-int", PRO_INT, frozenset({"int16"}),
+               "Arm's ML SDK for Vulkan (model-converter to .vgf): TOSA 1.0 PRO-INT, level "
+               "8K, no control flow", controlflow_hint=_VGF_NO_LOOPS, vgf=True),
     )
 }
 DEFAULT_TARGET = "tosa-fp"
+# A name that stands for one target per profile: the model chooses (`for_model`).
+FAMILIES: dict[str, dict[str, str]] = {"vgf": {"FP": "vgf-fp", "INT": "vgf-int"}}
 
 
 def get(name: str | Target) -> Target:
     if isinstance(name, Target):
         return name
+    if name in FAMILIES:
+        raise Torch2TosaError(f"target '{name}' follows the model (a quantized one: "
+                              f"'{FAMILIES[name]['INT']}', else '{FAMILIES[name]['FP']}'): "
+                              f"resolve it with target.for_model")
     try:
         return TARGETS[name]
     except KeyError:
-        raise Torch2TosaError(f"unknown target '{name}'; targets: {', '.join(TARGETS)}") from None
+        raise Torch2TosaError(f"unknown target '{name}'; targets: "
+                              f"{', '.join([*TARGETS, *FAMILIES])}") from None
+
+
+def for_model(name: str | Target, quantized: bool) -> Target:
+    """The target `name` names for a model that is `quantized` or not: a family name
+    (`vgf`) follows the model, INT for a quantized one, else FP; any other name is `get`'s."""
+    if isinstance(name, str) and name in FAMILIES:
+        return TARGETS[FAMILIES[name]["INT" if quantized else "FP"]]
+    return get(name)
 
 
 def target_option(help: str) -> PassOption:

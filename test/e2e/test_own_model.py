@@ -37,7 +37,7 @@ pytestmark = pytest.mark.xdist_group("own_model")
 REPO = Path(__file__).resolve().parents[2]
 COMPILE = [sys.executable, str(REPO / "tools" / "torch2tosa-compile")]
 E = "torch2tosa-compile: error: "
-INT_TARGETS = "tosa-int, ethos-u55-128, ethos-u85-256"
+INT_TARGETS = "tosa-int, ethos-u55-128, ethos-u85-256, vgf-int"
 
 
 @dataclass
@@ -264,7 +264,7 @@ CLI_CASES = {
                                         "Ethos-U55 with 128 MACs: TOSA 1.0 PRO-INT, level 8K, no "
                                         "control flow; its TABLE is int8 only): use --scheme "
                                         "a8w8 (the default) on this target, or --scheme a16w8 on "
-                                        "tosa-int, ethos-u85-256"),
+                                        "tosa-int, ethos-u85-256, vgf-int"),
     # torch logs a warning before the error (`W... Unable to find user code`): not shown
     "data-dependent if": (["{R}/branchy.py:make_model"], True, 1, None),
 }

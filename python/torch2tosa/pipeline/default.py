@@ -43,8 +43,7 @@ class PipelineOptions:
         if self.gru_form == "loop":
             self.target.require_extension(
                 "controlflow", "gru_form='loop' (tosa.while_loop)",
-                "the loop form also needs gather and scatter (per-step reads and writes), which "
-                "Ethos-U55 lacks too: use gru_form='unrolled'")
+                self.target.controlflow_hint)
             extensions.append("controlflow")
         return extensions
 

@@ -21,6 +21,11 @@ also return an already quantized model. For an Ethos-U target, Vela then compile
 .tosa and its summary is printed (--system-config and --memory-mode override Arm's
 defaults). docs/your-model.md walks through all of it.
 
+--target vgf compiles for Arm's ML SDK for Vulkan (the `vgf` extra; docs/vgf.md): integer
+TOSA (vgf-int) for a quantized model or with --calibration/--scheme, else float (vgf-fp);
+NAME.vgf is written beside NAME.tosa by Arm's model-converter, and --check runs it on the
+ML emulation layer, against PyTorch and against the TOSA reference model.
+
 A flag that does not apply to the given model and target is an error, never ignored.
 
 --streaming compiles the model's step graph (torch2tosa.streaming: one hop in, that hop's
@@ -371,10 +376,11 @@ def check_flags(args, target: targets.Target) -> None:
         raise UsageError(float_cell_on_int_target(args.gru_cell, target, "--gru-cell",
                                                   f"--gru-cell {AUTO_CELL}"))
     if args.gru_form == "loop" and "controlflow" not in target.extensions:
+        why = (f"{target.controlflow_hint.split(': use')[0]}: " if target.vgf else "")
         raise UsageError(f"--gru-form loop (one tosa.while_loop per layer) needs the TOSA "
                          f"controlflow extension, which --target {target.name} "
-                         f"({target.description}) does not have: use --gru-form unrolled "
-                         f"(the default)")
+                         f"({target.description}) does not have: {why}use --gru-form "
+                         f"unrolled (the default)")
     if args.atol is not None and not args.check:
         raise UsageError("--atol applies to --check, which is not given")
     if args.atol is not None and target.is_int:
@@ -511,6 +517,10 @@ def summary(compiled, tosa_path: Path, report=None, vela=None, extra: list[str] 
                 lines.append(f"  {kind} {i}: {spec['type']}, scale {spec['scale']:.6g}, "
                              f"zero point {spec['zero_point']}")
     lines += [f"  {line}" for line in extra]
+    if compiled.target.vgf:
+        vgf_path = tosa_path.with_suffix(".vgf")
+        lines.append(f"  vgf: Arm's model-converter, {vgf_path.stat().st_size} bytes -> "
+                     f"{vgf_path}")
     if report is not None:
         lines += [f"  {line}" for line in check_lines(report)]
     if vela is not None:
@@ -562,7 +572,9 @@ def emit_lines(compiled, files, vela) -> list[str]:
 
 
 def check_lines(report) -> list[str]:
-    return [report.output_line(o) for o in report.outputs]
+    executors = getattr(report, "executors", None)
+    return ([report.output_line(o) for o in report.outputs]
+            + ([] if executors is None else [executors.line()]))
 
 
 # --- the command line ---------------------------------------------------------------------
@@ -648,8 +660,11 @@ def make_parser() -> argparse.ArgumentParser:
                         help="model inputs and outputs in the Conv1d layout are N,W,C instead of "
                              "N,C,W (removes the boundary transposes of Conv1d models; a GRU's "
                              "inputs and states keep their layout)")
-    parser.add_argument("--target", choices=list(targets.TARGETS), default=targets.DEFAULT_TARGET,
-                        help="TOSA profile or Ethos-U NPU to compile for (default: tosa-fp)")
+    parser.add_argument("--target", choices=[*targets.TARGETS, *targets.FAMILIES],
+                        default=targets.DEFAULT_TARGET,
+                        help="TOSA profile or Ethos-U NPU to compile for (default: tosa-fp); "
+                             "vgf: Arm's ML SDK for Vulkan, vgf-int for a quantized model (or "
+                             "with --calibration/--scheme), else vgf-fp")
     parser.add_argument("--calibration", metavar="DATA",
                         help="INT targets: quantize a float model with these inputs (.npz, "
                              ".npy, .pt, a directory of them, or file.py:function); the last "
@@ -744,12 +759,24 @@ def undoubled(message: str) -> str:
 
 def _compile(args, progress) -> int:
     # Everything that needs no torch first, so such errors are reported at once.
-    target = targets.get(args.target)
+    # a family (vgf) follows the model: INT when asked to quantize, checked again once loaded
+    target = targets.for_model(args.target, args.calibration is not None
+                               or args.scheme is not None)
     check_flags(args, target)
     check_output_dir(args.output_dir)  # before a compile that can take minutes
+    if target.vgf:  # the SDK writes NAME.vgf (and --check runs it): missing, said at once
+        from ..backends import vgf
+
+        vgf.find_tools()
+        if args.check:
+            vgf.find_driver()
     model_file(args.model)
     name, model, inputs = load_model(args.model)
     name = args.name or name
+    if args.target in targets.FAMILIES and not target.is_int:
+        from ..frontend.importer import is_quantized
+
+        target = targets.for_model(args.target, is_quantized(model))
     check_scheme_fits(args, model, target)  # before the compiler is imported
     check_model_flags(args, args.model, model, target)
     from .. import examples
@@ -793,9 +820,10 @@ def _compile(args, progress) -> int:
             tosa_path = written[graph_forms.index("tosa")]
     report = stream_error = None
     if args.check:
-        with stage(progress, "reference model"):
+        with stage(progress, "vgf and reference model" if target.vgf else "reference model"):
             report = compiled.check(**({} if target.is_int else {
-                "atol": args.atol if args.atol is not None else DEFAULTS["atol"]}))
+                "atol": args.atol if args.atol is not None else DEFAULTS["atol"]}),
+                executor="vgf" if target.vgf else "reference")
         if sequence is not None:
             with stage(progress, "stream on the reference model"):
                 stream_error = stream_check(compiled, *sequence)
