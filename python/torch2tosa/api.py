@@ -32,7 +32,7 @@ from .pipeline.syntax import parse_pipeline
 from .support import progress as progress_
 from .support import stats
 from .support.context import new_context
-from .support.diagnostics import Torch2TosaError, check_file_stem
+from .support.diagnostics import Torch2TosaError, check_file_stem, module_label
 from .support.files import make_output_dir, write_output
 
 # progress(stage, seconds): called after each stage (import, each pass, validation, ...);
@@ -125,9 +125,12 @@ class CompiledModel:
             raise Torch2TosaError(f"Vela runs integer TOSA only; this model was compiled for "
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
+        model = self._model
+        model = getattr(model, "meta", {}).get(graph_abi.FLOAT_MODEL_META, model)
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
                              memory_mode=memory_mode, name=self.name, module=self.module,
-                             per_layer=per_layer, save_to=save_to)
+                             per_layer=per_layer, save_to=save_to,
+                             root_label=module_label("", type(model).__name__))
 
     def save(self, directory: str | Path = ".", name: str | None = None, *,
              progress: bool | None = None, emit: Sequence[str] | str | None = None,
@@ -507,10 +510,15 @@ class CompiledModel:
         thresholds = self._check_thresholds(atol, max_steps, min_within_one_step, min_snr_db,
                                             "inspect")
         inputs = self._check_inputs(inputs, "inspect")
+        from .testing import emulation
+
         steps, nwc = self.pipeline, self.channels_last_io
+        emulate = (None if not isinstance(self._model, torch.fx.GraphModule) else
+                   lambda module, xs: emulation.emulate(module, xs, self.target.state_product))
         return accuracy.inspect(self, inputs, lambda model: compile(
             model, inputs, name=f"{self.name}_inspect", target=self.target, pipeline=steps,
-            channels_last_io=nwc, progress=False), thresholds, _ATOL if atol is None else atol)
+            channels_last_io=nwc, progress=False), thresholds, _ATOL if atol is None else atol,
+            emulate)
 
     def view(self, accuracy=None, vela=None):
         """The TOSA graph grouped by the model's modules (`inspection.graph_view.GraphView`:

@@ -242,7 +242,7 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
              memory_mode: str | None = None, name: str = "model",
              extra_flags: Sequence[str] = (), timeout: float | None = None,
              module=None, per_layer: bool = False,
-             save_to: str | Path | None = None) -> VelaReport:
+             save_to: str | Path | None = None, root_label: str = "self") -> VelaReport:
     """Compiles a `.tosa` flatbuffer for `accelerator` (a key of `ACCELERATORS`).
 
     system_config / memory_mode: sections of Arm/vela.ini to use instead of the target's defaults.
@@ -250,7 +250,8 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
     module: the TOSA module the flatbuffer was serialized from; if Vela crashes, the error
     names the layer it crashes at (`vela_crash.crashing_layer`).
     per_layer: also read Vela's per-layer performance into `report.layers`, each op
-    mapped to the model's module through `module` (`vela_layers`).
+    mapped to the model's module through `module` (`vela_layers`); an op of the model's own
+    forward is named `root_label` (`self (KWS)`, as errors and inspect name it).
     save_to: a directory to keep Vela's outputs in (`saved_outputs`).
     Raises VelaError if Vela rejects the graph, crashes or leaves any op to the CPU.
     """
@@ -260,7 +261,7 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
                            timeout, save_to)
         if per_layer:
             report.layers = vela_layers.read_layers(report.debug_db, flatbuffer, module,
-                                                    report.total_cycles)
+                                                    report.total_cycles, root_label)
         return report
     except VelaError as e:
         if e.signal is None or module is None:

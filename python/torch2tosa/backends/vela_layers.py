@@ -87,7 +87,9 @@ class VelaLayers:
 
     def summary(self, top: int = 10) -> str:
         modules = self.by_module()
-        lines = [f"vela per layer: {len(self.rows)} NPU ops over {len(modules)} modules, "
+        lines = [f"vela per layer: {len(self.rows)} operators in Vela's per-operator table "
+                 f"(more than the summary's NPU ops: Vela runs some of them together, as one) "
+                 f"over {len(modules)} modules, "
                  f"{self.rows_cycles} of {self.total_cycles} cycles itemized "
                  f"({100 * self.mapped_share():.0f}% of them mapped to a module); "
                  f"top {min(top, len(modules))} modules by cycles:"]
@@ -107,7 +109,7 @@ class VelaLayers:
 
 
 def read_layers(debug_xml: str, flatbuffer: bytes, module: ir.Module | None,
-                total_cycles: int) -> VelaLayers:
+                total_cycles: int, root_label: str = "self") -> VelaLayers:
     """The rows of Vela's debug database `debug_xml` for the `.tosa` `flatbuffer`,
     compiled from `module` (its op locations name the modules; None: labels only)."""
     tables = {m.group(1): list(csv.reader(io.StringIO(m.group(2).strip())))
@@ -127,7 +129,7 @@ def read_layers(debug_xml: str, flatbuffer: bytes, module: ir.Module | None,
             if block < len(labels) and index < len(labels[block]):
                 label = labels[block][index]
         op = ops.get(label)
-        module_name, line = ("", "") if op is None else _origin(op.location)
+        module_name, line = ("", "") if op is None else _origin(op.location, root_label)
         rows.append(VelaLayer(
             perf["operator"], op.name if op is not None else "", label, module_name, line,
             int(perf["op_cycles"]), int(perf["npu_cycles"]), int(perf["mac_count"]),
@@ -174,10 +176,11 @@ def _ops_by_label(module: ir.Module) -> dict[str, ir.Operation]:
     return {label: op for op, label in flatbuffer_.op_labels(module.operation).items()}
 
 
-def _origin(location: ir.Location) -> tuple[str, str]:
-    """(module label, `file.py:line` of the model's code) of an op's location."""
+def _origin(location: ir.Location, root_label: str) -> tuple[str, str]:
+    """(module label, `file.py:line` of the model's code) of an op's location; an op of the
+    model's own forward (a line, no submodule's label) is the model's, `root_label`."""
     text = str(location)
     frame = model_frame(_FILE_LINE.findall(text))
     line = "" if frame is None else f"{frame[0].rpartition('/')[2]}:{frame[1]}"
     # an op of the model's own forward (no submodule) has its line but no module label
-    return location_module(text) or ("self" if line else ""), line
+    return location_module(text) or (root_label if line else ""), line

@@ -2,7 +2,8 @@
 tensor they share (`taps.py`), each row mapped to the PyTorch module and source line.
 
 INT graph, per tap (a quantized op's output; a recurrent layer's output):
-    steps    = rint(|graph - PT2E| / scale)   (the PT2E model emulates the integer graph)
+    steps    = rint(|graph - emulation| / scale)   (check()'s emulation of the integer
+               arithmetic, testing.emulation, run on the tapped PT2E model)
     snr_db   = 10 log10(sum float^2 / sum (float - graph)^2)
 FP graph, per tap (a leaf module's output): max |graph - eager|.
 
@@ -33,10 +34,13 @@ _FLOAT_SCHEME = "a8w8"
 
 
 def layer_rows(quantized, compiled, inputs: tuple,
-               recompile: Callable[[torch.nn.Module], object]) -> list[LayerRow]:
+               recompile: Callable[[torch.nn.Module], object],
+               emulate: Callable | None = None) -> list[LayerRow]:
     """Per-layer rows of an INT graph: `quantized` (a PT2E GraphModule, the model `compiled`
     was compiled from), `compiled` (its CompiledModel), `inputs` (tensors in PyTorch's
-    layout), `recompile(model)` compiling a model as `compiled` was (target, pipeline)."""
+    layout), `recompile(model)` compiling a model as `compiled` was (target, pipeline),
+    `emulate(graph_module, inputs)` the flattened outputs of check()'s emulation of the
+    integer arithmetic (testing.emulation; None: the PT2E model as it is)."""
     root = _root_name(quantized)
     taps = taps_.quantized_taps(quantized, root)
     if not taps:
@@ -46,7 +50,8 @@ def layer_rows(quantized, compiled, inputs: tuple,
     n = len(graph) - len(taps)  # the model's own outputs come first
     graph[:n] = _run_graph(compiled, inputs)  # the outputs as check() sees them
     with torch.no_grad():
-        emulated = checking.to_numpy(checking.flatten_tensors(tapped(*inputs)))
+        emulated = checking.to_numpy(emulate(tapped, inputs) if emulate is not None
+                                     else checking.flatten_tensors(tapped(*inputs)))
     float_model = quantized.meta.get(graph_abi.FLOAT_MODEL_META)
     floats = (_float_values(float_model, inputs, {t.name for t in taps})
               if float_model is not None else {})
@@ -100,10 +105,10 @@ def float_layer_rows(model, compiled, inputs: tuple,
 
 
 def inspect(compiled, inputs: tuple, recompile: Callable, thresholds: checking.Thresholds,
-            atol: float) -> AccuracyReport:
+            atol: float, emulate: Callable | None = None) -> AccuracyReport:
     """`CompiledModel.inspect`: the rows for its profile, in a report."""
     if compiled.target.is_int:
-        rows = layer_rows(compiled._model, compiled, inputs, recompile)
+        rows = layer_rows(compiled._model, compiled, inputs, recompile, emulate)
     else:
         rows = float_layer_rows(compiled._model, compiled, inputs, recompile)
     return AccuracyReport(compiled.name, compiled.target.name, rows, thresholds, atol)

@@ -119,7 +119,9 @@ def quantized_taps(gm: torch.fx.GraphModule, root: str) -> list[Tap]:
             continue  # a constant made from a shape (a recurrence's zero state): no layer
         between = _ops_between(op) if ops is None else [op]
         modules = tuple(dict.fromkeys(_module_path(n, root) for n in between))
-        taps.append(Tap(op.name, _module_path(op, root),
+        # named by the layer that does the work, the first op (a conv before the ReLU of the
+        # model's forward fused into it), as Vela's per-layer report and errors name it
+        taps.append(Tap(op.name, modules[0],
                         ops or tuple(_target_name(n) for n in between), _source_line(op),
                         outputs.get(node), float(node.args[1]), node.name, modules))
     return taps
