@@ -135,7 +135,8 @@ def conv_spec(draw, channels: int) -> ConvSpec:
 
 
 @st.composite
-def stream_specs(draw, heads=HEADS, max_convs: int = 3) -> StreamSpec:
+def stream_specs(draw, heads=HEADS, max_convs: int = 3,
+                 norms=("none", "layer_norm", "rms", "var")) -> StreamSpec:
     channels = draw(st.integers(2, 5))
     convs, c, stride = [], channels, 1
     for _ in range(draw(st.integers(0 if heads != ("none",) else 1, max_convs))):
@@ -145,6 +146,6 @@ def stream_specs(draw, heads=HEADS, max_convs: int = 3) -> StreamSpec:
     frames = stride * draw(st.integers(6, 12)) + stride * 2 * sum(
         conv.span() for conv in convs)  # long enough for every 'valid' conv
     return StreamSpec(channels, frames, tuple(convs),
-                      draw(st.sampled_from(("none", "layer_norm", "rms", "var"))),
+                      draw(st.sampled_from(norms)),
                       draw(st.sampled_from(heads)), draw(st.integers(2, 6)),
                       draw(st.integers(0, 2**16)))
