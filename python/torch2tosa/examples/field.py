@@ -358,9 +358,9 @@ class InstantLayerNorm(nn.Module):
         self.beta = nn.Parameter(torch.zeros(channels))
 
     def forward(self, x):  # (N, T, C)
-        mean = x.mean(dim=-1, keepdim=True)
-        var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-        return (x - mean) / torch.sqrt(var + self.eps) * self.gamma + self.beta
+        centered = x - x.mean(dim=-1, keepdim=True)
+        var = (centered**2).mean(dim=-1, keepdim=True)
+        return centered / torch.sqrt(var + self.eps) * self.gamma + self.beta
 
 
 class SeparationCore(nn.Module):
@@ -404,7 +404,7 @@ class Dtln(nn.Module):
 
 def dtln(size: str):
     dims = dict(bins=257, frame=512, encoder=256, hidden=128) if size == "published" else \
-        dict(bins=17, frame=32, encoder=16, hidden=8)
+        dict(bins=33, frame=64, encoder=32, hidden=32)
     states = tuple(torch.randn(1, 1, dims["hidden"]) * 0.5 for _ in range(8))
     mag = torch.rand(1, 1, dims["bins"]) * 2
     return Dtln(**dims).eval(), (mag, torch.randn(1, 1, dims["frame"]) * 0.3, *states)
