@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 
 import pytest
+import torch
+from torch import nn
 
 import torch2tosa
 from torch2tosa.examples.field import FIELD
@@ -74,8 +76,6 @@ class Built:
         return self._once(("model", name, size), lambda: FIELD[name].build(size))
 
     def items(self, name: str, size: str, count: int, seed: int) -> list[tuple]:
-        import torch
-
         _, example = self.model(name, size)
         torch.manual_seed(seed)
         return [FIELD[name].draw(example) for _ in range(count)]
@@ -159,3 +159,71 @@ def test_field_registry_is_apart_from_the_examples():
     from torch2tosa.examples import EXAMPLES
 
     assert not set(EXAMPLES) & set(FIELD)
+
+
+# --- what these models needed, each alone ----------------------------------------------------
+
+
+def _on_npu(model, shapes, scheme="a8w8", target=U85, min_snr=30.0, positive=False,
+            **thresholds):
+    torch.manual_seed(0)
+    draw = (lambda s: torch.rand(s) * 4) if positive else torch.randn
+    calibration = [tuple(draw(s) for s in shapes) for _ in range(8)]
+    quantized = torch2tosa.quantize(model.eval(), calibration, scheme=scheme, progress=False)
+    compiled = torch2tosa.compile(quantized, calibration[0], target=target)
+    report = compiled.check(*(draw(s) for s in shapes), **thresholds)
+    assert report.ok and min(o.float_snr_db for o in report.outputs) >= min_snr, \
+        report.summary()
+    vela = compiled.vela()
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
+    return quantized, compiled
+
+
+def test_grouped_transposed_conv_with_batch_norm_tosa_INT():
+    """ConvTranspose2d(groups=2) + BatchNorm2d (GTCRN's decoder): torchao's conv + batch norm
+    fold scales a transposed weight for groups 1 only (size mismatch); ours folds it first."""
+    model = nn.Sequential(nn.ConvTranspose2d(8, 8, (1, 5), stride=(1, 2), padding=(0, 2),
+                                             output_padding=(0, 1), groups=2),
+                          nn.BatchNorm2d(8))
+    with torch.no_grad():
+        model[1].running_var.uniform_(0.5, 1.5)
+        model[1].weight.uniform_(0.5, 1.5)
+    quantized, _ = _on_npu(model, [(1, 8, 3, 8)])
+    assert not [n for n in quantized.graph.nodes if "batch_norm" in str(n.target)]
+
+
+def test_eval_dropout2d_and_log10_tosa_INT():
+    """nn.Dropout2d in eval mode (BC-ResNet: aten.feature_dropout) is the identity, and
+    log10 (NSNet2's features) an int8 TABLE, in a8w8; in a16w8 an int16 TABLE, checked
+    against the emulation's chords of log10 (100 steps off the exact log near 0)."""
+    class LogDropout(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dropout = nn.Dropout2d(0.1)
+            self.conv = nn.Conv2d(2, 4, 1)
+
+        def forward(self, x):
+            return self.conv(self.dropout(torch.log10(x + 1e-4)))
+
+    _on_npu(LogDropout(), [(1, 2, 4, 6)], positive=True)
+    _on_npu(LogDropout(), [(1, 2, 4, 6)], scheme="a16w8", positive=True)
+
+
+def test_instant_layer_norm_and_int16_parameter_tosa_INT():
+    """DTLN's (x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma is an rms_norm of the
+    centered x (integer statistics); gamma an int16 parameter in a16w8 is a dense constant
+    (a dense_resource one became an arith.constant the flatbuffer translator rejects)."""
+    from torch2tosa.examples.field import InstantLayerNorm
+
+    norm = InstantLayerNorm(16)
+    with torch.no_grad():
+        norm.gamma.uniform_(0.5, 1.5)
+        norm.beta.normal_(0.0, 0.1)
+    # the norm, * gamma, + beta: three ops each within a step of the PT2E model's, which the
+    # next carries (2 steps at a few elements)
+    steps = {"max_steps": 2, "min_within_one_step": 0.95}
+    quantized, _ = _on_npu(norm, [(1, 4, 16)], min_snr=30.0, **steps)
+    targets = {n.target for n in quantized.graph.nodes}
+    assert torch.ops.aten.rms_norm.default in targets
+    assert torch.ops.aten.reciprocal.default not in targets
+    _on_npu(norm, [(1, 4, 16)], scheme="a16w8", min_snr=40.0, **steps)
