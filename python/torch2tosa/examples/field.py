@@ -1,7 +1,8 @@
 """Audio models the embedded field ships, written here from their papers and public releases.
 
 Each entry of FIELD builds `(model, example_inputs)` at `size="published"` (the layer sizes
-of the paper or release) or `size="small"` (the same architecture with few channels and short
+of the paper or release; the sequence length, which a streaming deployment chooses, short:
+8 to 32 frames for the recurrent models, 2000 samples for Conv-TasNet) or `size="small"` (the same architecture with few channels and short
 sequences, for the default test run); `draw(example)` makes a fresh input like the example
 (calibration and held-out items). These models are not in the bundled example zoo
 (`examples.EXAMPLES`), which the example tests iterate over; test/e2e/test_field_models.py and
@@ -225,7 +226,7 @@ class DcaseCrnn(nn.Module):
 
 def dcase_crnn(size: str):
     if size == "published":
-        return _randomize_norms(DcaseCrnn()), (torch.randn(1, 1, 128, 64),)
+        return _randomize_norms(DcaseCrnn()), (torch.randn(1, 1, 32, 64),)
     return (_randomize_norms(DcaseCrnn(mels=16, channels=8, pools=(4, 2, 2), hidden=8,
                                        classes=4)),
             (torch.randn(1, 1, 6, 16),))
@@ -270,7 +271,7 @@ class FsmnVad(nn.Module):
 
 def fsmn_vad(size: str):
     if size == "published":
-        return FsmnVad().eval(), (torch.randn(1, 100, 400),)
+        return FsmnVad().eval(), (torch.randn(1, 32, 400),)
     return (FsmnVad(features=40, dims=(24, 32), proj=16, order=4, layers=2, states=8).eval(),
             (torch.randn(1, 16, 40),))
 
@@ -307,7 +308,7 @@ class RnNoise(nn.Module):
 
 def rnnoise(size: str):
     if size == "published":
-        return RnNoise().eval(), (torch.randn(1, 100, 42),)
+        return RnNoise().eval(), (torch.randn(1, 16, 42),)
     return RnNoise(sizes=(8, 8, 12, 16), bands=22).eval(), (torch.randn(1, 4, 42),)
 
 
@@ -340,7 +341,7 @@ def _positive(example: tuple) -> tuple:
 
 def nsnet2(size: str):
     if size == "published":
-        return NsNet2().eval(), _positive((torch.empty(1, 100, 161),))
+        return NsNet2().eval(), _positive((torch.empty(1, 8, 161),))
     return NsNet2(bins=33, hidden=16, fc=24).eval(), _positive((torch.empty(1, 4, 33),))
 
 
@@ -481,7 +482,7 @@ class Gtcrn(nn.Module):
 
 def gtcrn(size: str):
     if size == "published":
-        return _randomize_norms(Gtcrn(16)), (torch.randn(1, 3, 63, 128),)
+        return _randomize_norms(Gtcrn(16)), (torch.randn(1, 3, 16, 128),)
     return _randomize_norms(Gtcrn(8, dilations=(1, 2))), (torch.randn(1, 3, 6, 16),)
 
 
@@ -551,7 +552,7 @@ class DfEncoder(nn.Module):
 
 def deepfilternet_encoder(size: str):
     if size == "published":
-        dims, t = dict(erb=32, df=96, channels=64, emb=256, groups=16), 100
+        dims, t = dict(erb=32, df=96, channels=64, emb=256, groups=16), 8
     else:
         dims, t = dict(erb=16, df=16, channels=8, emb=16, groups=4), 4
     model = _randomize_norms(DfEncoder(**dims))
@@ -630,7 +631,7 @@ class ConvTasNet(nn.Module):
 
 def conv_tasnet(size: str):
     if size == "published":
-        return ConvTasNet().eval(), (torch.randn(1, 1, 16000) * 0.3,)
+        return ConvTasNet().eval(), (torch.randn(1, 1, 2000) * 0.3,)
     return (ConvTasNet(n=16, l=16, b=8, h=16, p=3, x=2, r=1).eval(),
             (torch.randn(1, 1, 128) * 0.3,))
 
