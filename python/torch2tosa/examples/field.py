@@ -152,7 +152,7 @@ class BcResNet(nn.Module):
 def bc_resnet(size: str):
     if size == "published":
         return _randomize_norms(BcResNet(8)), (torch.randn(1, 1, 40, 101),)
-    return _randomize_norms(BcResNet(4, blocks=(1, 1, 1, 1))), (torch.randn(1, 1, 40, 16),)
+    return _randomize_norms(BcResNet(4, blocks=(1, 1, 1, 1))), (torch.randn(1, 1, 40, 8),)
 
 
 # --- TC-ResNet8 -------------------------------------------------------------------------
@@ -633,7 +633,7 @@ def conv_tasnet(size: str):
     if size == "published":
         return ConvTasNet().eval(), (torch.randn(1, 1, 2000) * 0.3,)
     return (ConvTasNet(n=16, l=16, b=8, h=16, p=3, x=2, r=1).eval(),
-            (torch.randn(1, 1, 128) * 0.3,))
+            (torch.randn(1, 1, 64) * 0.3,))
 
 
 # --- registry ---------------------------------------------------------------------------
