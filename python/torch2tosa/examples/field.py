@@ -2,8 +2,8 @@
 
 Each entry of FIELD builds `(model, example_inputs)` at `size="published"` (the layer sizes
 of the paper or release; the sequence length, which a streaming deployment chooses, short:
-8 to 32 frames for the recurrent models, 2000 samples for Conv-TasNet) or `size="small"` (the same architecture with few channels and short
-sequences, for the default test run); `draw(example)` makes a fresh input like the example
+8 to 32 frames for the recurrent models, 2000 samples for Conv-TasNet) or `size="small"`
+(the same architecture with few channels and short sequences, for the default test run); `draw(example)` makes a fresh input like the example
 (calibration and held-out items). These models are not in the bundled example zoo
 (`examples.EXAMPLES`), which the example tests iterate over; test/e2e/test_field_models.py and
 bench/field_models.py use this registry.
@@ -605,16 +605,16 @@ class ConvTasNet(nn.Module):
     the skips summed, PReLU, 1x1 conv to C*N, sigmoid masks), the masked encodings decoded by a
     ConvTranspose1d. Returns (N, C, samples)."""
 
-    def __init__(self, n=512, l=16, b=128, h=512, p=3, x=8, r=3, sources=2):
+    def __init__(self, n=512, kernel=16, b=128, h=512, p=3, x=8, r=3, sources=2):
         super().__init__()
         self.sources, self.n = sources, n
-        self.encoder = nn.Conv1d(1, n, l, stride=l // 2, bias=False)
+        self.encoder = nn.Conv1d(1, n, kernel, stride=kernel // 2, bias=False)
         self.norm = ChannelLayerNorm(n)
         self.bottleneck = nn.Conv1d(n, b, 1, bias=False)
         self.blocks = nn.ModuleList(TemporalBlock(b, h, p, 2**k) for _ in range(r)
                                     for k in range(x))
         self.mask = nn.Sequential(nn.PReLU(), nn.Conv1d(b, sources * n, 1, bias=False))
-        self.decoder = nn.ConvTranspose1d(n, 1, l, stride=l // 2, bias=False)
+        self.decoder = nn.ConvTranspose1d(n, 1, kernel, stride=kernel // 2, bias=False)
 
     def forward(self, mixture):  # (N, 1, samples)
         w = F.relu(self.encoder(mixture))
@@ -632,7 +632,7 @@ class ConvTasNet(nn.Module):
 def conv_tasnet(size: str):
     if size == "published":
         return ConvTasNet().eval(), (torch.randn(1, 1, 2000) * 0.3,)
-    return (ConvTasNet(n=16, l=16, b=8, h=16, p=3, x=2, r=1).eval(),
+    return (ConvTasNet(n=16, kernel=16, b=8, h=16, p=3, x=2, r=1).eval(),
             (torch.randn(1, 1, 64) * 0.3,))
 
 
