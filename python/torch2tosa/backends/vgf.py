@@ -48,7 +48,7 @@ PACKAGES = (("model_converter", "ai-ml-sdk-model-converter"),
             ("scenario_runner", "ai-ml-sdk-scenario-runner"),
             ("vgf_lib", "ai-ml-sdk-vgf-library"),
             ("emulation_layer", "ai-ml-emulation-layer-for-vulkan"))
-INSTALL_HINT = (f"pip install 'torch2tosa[vgf]' (or: pip install "
+INSTALL_HINT = ("pip install 'torch2tosa[vgf]' (or: pip install "
                 + " ".join(f"{p}=={SDK_VERSION}" for _, p in PACKAGES) + "; make setup-vgf)")
 DRIVER_HINT = ("install a Vulkan driver and loader: apt-get install mesa-vulkan-drivers "
                "libvulkan1 (Debian/Ubuntu, Mesa's CPU driver lavapipe; make setup-vgf)")

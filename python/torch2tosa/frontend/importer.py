@@ -198,7 +198,7 @@ class _DenseLiteralHooks(FxImporterHooks):
 
 
 _NP_OF = {torch.float32: "f32", torch.float16: "f16", torch.int64: "i64", torch.int32: "i32",
-          torch.int8: "i8", torch.bool: "i1"}
+          torch.int16: "i16", torch.int8: "i8", torch.bool: "i1"}
 
 
 def _builtin_tensor_type(t: torch.Tensor) -> ir.Type:

@@ -27,8 +27,9 @@ model computes what the integer graph computes, piece by piece:
                                         masked_fill(zeros, b, -inf) of a bool b moved by
                                         layout ops (nn.MultiheadAttention's key padding
                                         mask): b, moved the same way, marks the softmax.
-    x / (mean(x^2, dims, keepdim)    -> rms_norm(x, x's trailing dims, eps 0) [* 1/c]: a
-    ** 0.5 [* c]), dims x's trailing    scale normalization (SQUIM's input) as the RMS norm
+    x / ((mean(x^2, dims, keepdim)   -> rms_norm(x, x's trailing dims, eps) [* 1/c]: a
+    [+ eps]) ** 0.5 [* c]), dims x's    scale normalization (SQUIM's input; DTLN's instant
+    trailing                            layer norm of centered x) as the RMS norm
     dims, c > 0 (or sqrt(...))          it is, whose integer lowering computes the mean
                                         square in int32 (a division of two activations has
                                         no integer lowering)
@@ -61,6 +62,10 @@ def decompose_layers(model: GraphModule) -> GraphModule:
     """Rewrites `model` in place (see the module doc)."""
     return rewrite_nodes(model, _REWRITES,
                          lambda node: is_float(node.args[0] if node.args else None))
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # --- split / chunk / unbind -----------------------------------------------------------------
@@ -169,8 +174,9 @@ def _batch_statistics(new: NodeBuilder, x: Node, weight, bias, eps: float,
 
 
 def _rms_division(model: GraphModule, node: Node) -> bool:
-    """div(x, d), d = [mul(]pow(mean(pow(x, 2), dims, True), 0.5)[, c)] or sqrt(mean(...)),
-    dims x's trailing dims, c a positive number: x / (c rms(x))."""
+    """div(x, d), d = [mul(]pow(mean(pow(x, 2), dims, True)[ + eps], 0.5)[, c)] or
+    sqrt(mean(...)[ + eps]) (x * x for pow(x, 2)), dims x's trailing dims, c a positive
+    number, eps >= 0: x / (c rms(x)) (DTLN's instant layer norm of centered x is one)."""
     x, d = node.args[:2]
     if not (isinstance(x, Node) and isinstance(d, Node)):
         return False
@@ -181,13 +187,19 @@ def _rms_division(model: GraphModule, node: Node) -> bool:
     if not (d.target is aten.sqrt.default
             or (d.target is aten.pow.Tensor_Scalar and d.args[1] == 0.5)):
         return False
-    mean = d.args[0]
+    mean, eps = d.args[0], 0.0
+    if isinstance(mean, Node) and mean.target is aten.add.Tensor and _number(mean.args[1]) \
+            and mean.args[1] >= 0 and len(mean.args) == 2 and not mean.kwargs:
+        mean, eps = mean.args[0], float(mean.args[1])  # sqrt(mean(x^2) + eps)
     if not (isinstance(mean, Node) and mean.target is aten.mean.dim and len(mean.args) > 2
             and mean.args[2]):
         return False
     square = mean.args[0]
-    if not (isinstance(square, Node) and square.target is aten.pow.Tensor_Scalar
-            and square.args[0] is x and square.args[1] == 2):
+    if not (isinstance(square, Node) and (
+            (square.target is aten.pow.Tensor_Scalar and square.args[0] is x
+             and square.args[1] == 2)
+            or (square.target is aten.mul.Tensor and square.args[0] is x
+                and square.args[1] is x))):
         return False
     shape = shape_of(x)
     dims = sorted({dim % len(shape) for dim in mean.args[1]})
@@ -195,7 +207,7 @@ def _rms_division(model: GraphModule, node: Node) -> bool:
         return False  # rms_norm normalizes trailing dims only
     with model.graph.inserting_before(node):
         new = NodeBuilder(model, node)
-        y = new(aten.rms_norm.default, (x, shape[dims[0]:], None, 0.0))
+        y = new(aten.rms_norm.default, (x, shape[dims[0]:], None, eps))
         if factor != 1.0:
             y = new(aten.mul.Tensor, (y, 1.0 / factor))
     return replace_node(model, node, y)

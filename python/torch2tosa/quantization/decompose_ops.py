@@ -23,6 +23,9 @@ model computes what the integer graph computes:
                                          then viewed and permuted into the output's order
     a / b, b an activation            -> a * reciprocal(b): a 1/x TABLE and a MUL (a
     (not a constant)                     number a > 0: the TABLE and a free scalar mul)
+    dropout(x, p, train=False) (and   -> x: an eval-mode dropout is the identity (aten.dropout
+    feature/alpha dropout)               is a shared op, but Dropout2d's feature_dropout
+                                         had no lowering)
     stack(xs, dim)                    -> cat(unsqueeze(x, dim) for x in xs, dim): each
                                          unsqueeze shares its x's parameters, so a stack of
                                          recurrent states (a GRUCell loop's outputs) keeps
@@ -193,7 +196,17 @@ def _stack(model: GraphModule, node: Node) -> bool:
     return replace_node(model, node, y)
 
 
-_REWRITES = {aten.stack.default: _stack,aten.var.dim: _variance, aten.var.correction: _variance,
+def _dropout(model: GraphModule, node: Node) -> bool:
+    """dropout(x, p, train) in eval mode (train False, or p 0): x."""
+    if _arg(node, 2, "train", True) and _arg(node, 1, "p", 0.5):
+        return False  # training mode: quantize refuses it (importer._training_behaviour)
+    return replace_node(model, node, node.args[0])
+
+
+_REWRITES = {aten.stack.default: _stack, aten.var.dim: _variance, aten.var.correction: _variance,
              aten.std.dim: _variance, aten.std.correction: _variance,
              aten.matmul.default: _matmul, aten.mm.default: _matmul,
-             aten.einsum.default: _einsum, aten.div.Tensor: _division}
+             aten.einsum.default: _einsum, aten.div.Tensor: _division,
+             **{op: _dropout for op in (aten.dropout.default, aten.feature_dropout.default,
+                                        aten.alpha_dropout.default,
+                                        aten.feature_alpha_dropout.default)}}

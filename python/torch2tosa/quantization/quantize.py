@@ -8,7 +8,8 @@ which the importer turns into torch-dialect MLIR for the INT lowering.
 
 prepare_pt2e folds a BatchNorm that follows a convolution or linear into its weights
 (torchao.quantization.pt2e.utils._fuse_conv_bn_) before annotating, so the folded
-weights are what gets quantized.
+weights are what gets quantized (a grouped transposed conv's batch norm is folded first,
+fold_transposed_conv_bn.py: torchao's fold breaks on it).
 
 TosaQuantizer annotates every op that torch2tosa has an INT lowering for; what it leaves
 in float is recorded on the result (`left_in_float`), so that compiling it for an INT
@@ -28,6 +29,7 @@ from torch import nn
 
 from .. import graph_abi
 from ..frontend.importer import export, is_qdq, is_quantized
+from .fold_transposed_conv_bn import fold_transposed_conv_bn
 from ..frontend.inputs import (check_finite, check_inputs, describe, example_input_tuple,
                                spec_of)
 from ..frontend.unsupported import node_module, node_user_line
@@ -100,7 +102,9 @@ def quantize(model: nn.Module, calibration: Iterable[Any], scheme: str = "a8w8",
     with torchao_quiet():
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-        prepared = prepare_pt2e(exported.module(), TosaQuantizer(scheme_name))
+        # torchao's conv + batch norm fold breaks on a grouped transposed conv: ours first
+        prepared = prepare_pt2e(fold_transposed_conv_bn(exported.module()),
+                                TosaQuantizer(scheme_name))
         if stream is not None:
             share_state_formats(prepared, stream)
         with torch.no_grad(), native_cpu_kernels(), progress_.bar(progress, len(items),

@@ -116,7 +116,8 @@ MINMAX_OPS = {aten.minimum.default, aten.maximum.default}
 # Own input and output scales: in int8 these become TABLE ops (or a TABLE-based softmax).
 TABLE_OPS = {
     aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
-    aten.exp.default, aten.log.default, aten.hardswish.default, aten.hardsigmoid.default,
+    aten.exp.default, aten.log.default, aten.log10.default, aten.log2.default,
+    aten.log1p.default, aten.hardswish.default, aten.hardsigmoid.default,
     aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }

@@ -7,6 +7,12 @@ compiled graph is within one quantization step of `emulate` on every output, whe
 many steps from the PT2E model once a recurrence feeds the output. `CompiledModel.check`
 compares INT graphs with it by default.
 
+An int16 TABLE (a16w8's nonlinearities: 513 entries) interpolates f linearly over segments
+of 128 input codes, where the PT2E model computes f exactly; `table_int16` computes that
+chord from f and the input's quantization (its own nodes, not the lowering's entries), so
+the graph is within a step of it there too (a steep f, log near 0, is many steps from
+f itself).
+
 A recurrence's input is read as the codes of its input's quantization (the dequantize in
 front of it holds them exactly), its given initial states at their own formats; its results
 are the codes of its state format (h), and an LSTM's c_n of c's, dequantized again for the
@@ -170,6 +176,50 @@ def integer_layer(graph_module, node: torch.fx.Node, args: Sequence):
     return _values(codes, q)
 
 
+aten = torch.ops.aten
+# Unary ops an int16 input and output make an int16 TABLE (quantizer.TABLE_OPS and the
+# other TABLE users; x^2 and x^3 are exact MULs, softmax is decomposed before).
+_TABLE16_OPS = {aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
+                aten.exp.default, aten.log.default, aten.log10.default, aten.log2.default,
+                aten.log1p.default, aten.hardswish.default, aten.hardsigmoid.default,
+                aten.elu.default, aten.reciprocal.default, aten.sqrt.default,
+                aten.rsqrt.default, aten.softplus.default, aten.mish.default}
+
+
+def table_int16(node: torch.fx.Node, args: Sequence):
+    """y = f(x) of an int16 x and y (zero point 0) as TOSA's 513-entry TABLE computes it: f
+    at x_i = (128 i - 32768) sx, x's code u read as segment (u + 32768) >> 7 and fraction
+    ((u + 32768) & 127) / 128 of it, linearly between the segment's ends (balanced: f(x_i)
+    less half the chord's error at the midpoint); f saturated to +-2^16 sy (log of 0, 1/0).
+    None when `node` is not such an op."""
+    pow_ = node.target is aten.pow.Tensor_Scalar and args[1] not in (2, 3)
+    if node.target not in _TABLE16_OPS and not pow_:
+        return None
+    x_node = node.args[0]
+    out = _output_format(node)
+    if getattr(x_node, "target", None) is not _qd("dequantize_per_tensor") \
+            or x_node.args[5] != torch.int16 or int(x_node.args[2]) or out is None \
+            or out[1] != "i16":
+        return None
+    scale = float(x_node.args[1])
+    bound = 2.0**16 * out[0].scale
+    grid = torch.arange(513, dtype=torch.float64) * 128 - 32768
+
+    def f(x: torch.Tensor) -> np.ndarray:
+        y = node.target(x, *args[1:]).numpy()
+        return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
+
+    values = f(grid * scale)
+    # balanced, as TFLite's int16 LUTs: each segment's start moved down by half the chord's
+    # error at its midpoint (within e/2 of a constant-curvature f on both sides)
+    error = (values[:-1] + values[1:]) / 2 - f((grid[:-1] + 64) * scale)
+    values = np.concatenate([values[:-1] - error / 2, values[-1:]])
+    u = torch.round(args[0].to(torch.float64) / scale).numpy().astype(np.int64) + 32768
+    index, fraction = u >> 7, (u & 127) / 128.0
+    y = values[index] + (values[np.minimum(index + 1, 512)] - values[index]) * fraction
+    return torch.from_numpy(y).to(args[0].dtype)
+
+
 def emulate(graph_module: torch.fx.GraphModule, inputs: Sequence,
             state_product: str = "conv2d") -> list[torch.Tensor]:
     """The flattened outputs of `graph_module` (a torch2tosa.quantize'd model) on `inputs`,
@@ -184,6 +234,8 @@ def emulate(graph_module: torch.fx.GraphModule, inputs: Sequence,
             if node in ops:
                 return _run(ops[node], args)
             layer = integer_layer(graph_module, node, args)
+            if layer is None:
+                layer = table_int16(node, args)
             return super().run_node(node) if layer is None else layer
 
     with torch.no_grad():

@@ -658,6 +658,9 @@ def _table_functions():
         "torch.aten.tanh": torch.tanh,
         "torch.aten.exp": torch.exp,
         "torch.aten.log": torch.log,
+        "torch.aten.log10": torch.log10,
+        "torch.aten.log2": torch.log2,
+        "torch.aten.log1p": torch.log1p,
         "torch.aten.reciprocal": torch.reciprocal,
         "torch.aten.gelu": F.gelu,
         "torch.aten.silu": F.silu,
@@ -679,6 +682,7 @@ TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.a
              "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu",
              "torch.aten.sqrt", "torch.aten.rsqrt", "torch.aten.pow.Tensor_Scalar",
              "torch.aten.softplus", "torch.aten.mish")
+TABLE_OPS += ("torch.aten.log10", "torch.aten.log2", "torch.aten.log1p")
 TABLE_OPS += ("torch.aten.square", "torch.aten.neg", "torch.aten.abs")
 
 
