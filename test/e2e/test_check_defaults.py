@@ -23,6 +23,9 @@ from torch_mlir import ir
 import torch2tosa
 from torch2tosa.lowering import tosa_builders as tb
 
+# one worker builds the module's compiled models once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("check_defaults")
+
 
 class ConvGru(nn.Module):
     """A Conv1d + GRU keyword spotter (issue 33's: 83% within one step, failed by default)."""
