@@ -21,6 +21,7 @@ read from Vela's stdout. A rejection is one `VelaError` naming the op and the co
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import io
@@ -286,29 +287,9 @@ def run_vela(flatbuffer: bytes, accelerator: str, *, system_config: str | None =
 def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
               memory_mode: str | None, name: str, extra_flags: Sequence[str],
               timeout: float | None, save_to: str | Path | None) -> VelaReport:
-    target = accelerator_config(accelerator)
     check_options(accelerator, system_config, memory_mode)
-    system_config = system_config or target.system_config
-    memory_mode = memory_mode or target.memory_mode
-    stem = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "model"
-    with tempfile.TemporaryDirectory(prefix="torch2tosa-vela-") as tmp:
-        tosa_path, out_dir = Path(tmp) / f"{stem}.tosa", Path(tmp) / "out"
-        tosa_path.write_bytes(flatbuffer)
-        command = vela_command(tosa_path, accelerator, system_config, memory_mode, out_dir,
-                               extra_flags)
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp,
-                                    timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
-                            + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
-        log = result.stdout + result.stderr
-        if result.returncode < 0:  # killed by a signal: Vela crashed, it rejected nothing
-            raise VelaError(native.crash_message(
-                f"Vela ({accelerator})", -result.returncode, _reproducer_command(flatbuffer, command),
-                bug_in="Vela"), log=log, signal=-result.returncode)
-        if result.returncode != 0:
-            raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
+    with _vela_run(flatbuffer, accelerator, system_config, memory_mode, name, timeout,
+                   extra_flags=extra_flags) as (out_dir, stem, log, command, memory_mode):
         summaries = sorted(out_dir.glob(f"{stem}_summary_*.csv"))
         npz = out_dir / f"{stem}_vela.npz"
         if len(summaries) != 1 or not npz.exists():
@@ -325,13 +306,12 @@ def _run_vela(flatbuffer: bytes, accelerator: str, system_config: str | None,
     return report
 
 
-def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
-                    memory_mode: str | None = None, name: str = "model",
-                    timeout: float | None = None) -> bytes:
-    """Vela's TFLite output for the `.tosa` flatbuffer (`--output-format=tflite`, Vela's
-    default): NAME_vela.tflite, a model whose one `ethos-u` custom operator holds the command
-    stream and the weights, which TensorFlow Lite Micro runs with Arm's Ethos-U kernel. The
-    same flags as `run_vela`; a rejection raises the same VelaError."""
+@contextlib.contextmanager
+def _vela_run(flatbuffer: bytes, accelerator: str, system_config: str | None,
+              memory_mode: str | None, name: str, timeout: float | None, **command_options):
+    """Vela on the flatbuffer in a scratch directory: yields (its output directory, the file
+    stem, its log, the memory mode used) once it exited 0; a time-out, a crash or a
+    rejection raises VelaError with the command that reproduces it."""
     target = accelerator_config(accelerator)
     system_config = system_config or target.system_config
     memory_mode = memory_mode or target.memory_mode
@@ -340,7 +320,7 @@ def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str |
         tosa_path, out_dir = Path(tmp) / f"{stem}.tosa", Path(tmp) / "out"
         tosa_path.write_bytes(flatbuffer)
         command = vela_command(tosa_path, accelerator, system_config, memory_mode, out_dir,
-                               output_format="tflite")
+                               **command_options)
         try:
             result = subprocess.run(command, capture_output=True, text=True, cwd=tmp,
                                     timeout=timeout)
@@ -348,13 +328,25 @@ def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str |
             raise VelaError(f"Vela ({accelerator}) did not finish within {timeout} s\n"
                             + _reproducer(flatbuffer, command, tosa_path, out_dir)) from None
         log = result.stdout + result.stderr
-        if result.returncode < 0:
+        if result.returncode < 0:  # killed by a signal: Vela crashed, it rejected nothing
             raise VelaError(native.crash_message(
                 f"Vela ({accelerator})", -result.returncode,
                 _reproducer_command(flatbuffer, command), bug_in="Vela"),
                 log=log, signal=-result.returncode)
         if result.returncode != 0:
             raise _rejection(accelerator, log, _reproducer(flatbuffer, command, tosa_path, out_dir))
+        yield out_dir, stem, log, command, memory_mode
+
+
+def run_vela_tflite(flatbuffer: bytes, accelerator: str, *, system_config: str | None = None,
+                    memory_mode: str | None = None, name: str = "model",
+                    timeout: float | None = None) -> bytes:
+    """Vela's TFLite output for the `.tosa` flatbuffer (`--output-format=tflite`, Vela's
+    default): NAME_vela.tflite, a model whose one `ethos-u` custom operator holds the command
+    stream and the weights, which TensorFlow Lite Micro runs with Arm's Ethos-U kernel. The
+    same flags as `run_vela`; a rejection raises the same VelaError."""
+    with _vela_run(flatbuffer, accelerator, system_config, memory_mode, name, timeout,
+                   output_format="tflite") as (out_dir, stem, log, _, _):
         tflite = out_dir / f"{stem}_vela.tflite"
         if not tflite.exists():
             raise VelaError(f"Vela ({accelerator}) exited 0 but did not write {stem}_vela.tflite:"
