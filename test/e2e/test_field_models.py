@@ -41,11 +41,9 @@ FP_ATOL = 1e-4
 U55, U85 = "ethos-u55-128", "ethos-u85-256"
 # (scheme, target compiled for) -> the accelerators Vela compiles that .tosa for
 CASES = {("a8w8", U55): (U55, U85), ("a16w8", U85): (U85,)}
-# check() against the emulation: a8w8 at its defaults (the integer graph is the emulation's
-# integers); a16w8 as test_int_ops.py's STEPS allow: int16 convolutions and TABLEs round a
-# step apart at ties, which the layers after them carry a few steps further (seen: 3 steps,
-# 75% of a 4-element output within one)
-THRESHOLDS = {"a8w8": {}, "a16w8": {"max_steps": 4, "min_within_one_step": 0.7}}
+# check() against the emulation at its defaults, both schemes (the emulation runs the int16
+# convolutions, transposed ones included, and TABLEs as the graph does)
+THRESHOLDS = {"a8w8": {}, "a16w8": {}}
 # (model, size, scheme) -> (check()'s thresholds there, why): graphs further from the
 # emulation than THRESHOLDS allow, and as far from the PT2E model (measured on the held-out
 # item): open work, each kept as small as it was seen
@@ -62,6 +60,11 @@ CHECK_OVERRIDES = {
         {"max_steps": 2, "min_within_one_step": 0.95},
         "stage 2's LSTM states 2 steps at 2-5% of elements: the instant layer norm (rms_norm, "
         "* gamma, + beta) a step apart at ties, carried into the LSTM"),
+    ("gtcrn", "small", "a16w8"): (
+        {"max_steps": 4, "min_within_one_step": 0.7},
+        "3 steps, 74% within one (the PT2E model: 5 steps, 73%): the int16 PReLUs, which the "
+        "emulation takes from the PT2E model (a step apart at ties), carried by the convs "
+        "after them (inspect: first at self.enc1.2 (PReLU))"),
     ("gtcrn", "published", "a16w8"): (
         {"max_steps": 16, "min_within_one_step": 0.55},
         "14 steps, 57% within one at the int16 mask (the PT2E model: 14 steps, 54%): the "
@@ -149,9 +152,9 @@ def test_field_model_tosa_FP(built, name, size):
     assert report.ok, report.summary()
 
 
-# a16w8 in the default run: a 2D CNN, a recurrent and a TCN model (every model with
+# a16w8 in the default run: a 2D CNN, a recurrent and a grouped-conv model (every model with
 # TORCH2TOSA_FIELD_LONG=1): the suite's time, not a limit of the others
-A16W8_DEFAULT = ("ds_cnn_s", "rnnoise", "conv_tasnet_causal")
+A16W8_DEFAULT = ("ds_cnn_s", "rnnoise", "gtcrn")
 
 
 def _npu_cases() -> list[tuple]:

@@ -127,12 +127,15 @@ def _float_values(float_model, inputs: tuple, names: set[str]) -> dict[str, torc
     """The values of the nodes named `names` in the float graph the PT2E model was converted
     from: the model exported and prepared again (no calibration, no conversion)."""
     from ..quantization._quiet import torchao_quiet
+    from ..quantization.fold_transposed_conv_bn import fold_transposed_conv_bn
     from ..quantization.quantizer import TosaQuantizer
 
     with torchao_quiet():
         from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
-        prepared = prepare_pt2e(export(float_model, inputs).module(), TosaQuantizer(_FLOAT_SCHEME))
+        # as quantize prepares it (a grouped transposed conv's batch norm folded first)
+        prepared = prepare_pt2e(fold_transposed_conv_bn(export(float_model, inputs).module()),
+                                TosaQuantizer(_FLOAT_SCHEME))
     recorder = taps_.Recorder(prepared, names)
     with torch.no_grad():
         recorder.run(*inputs)

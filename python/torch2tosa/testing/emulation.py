@@ -8,10 +8,10 @@ many steps from the PT2E model once a recurrence feeds the output. `CompiledMode
 compares INT graphs with it by default.
 
 An int16 TABLE (a16w8's nonlinearities: 513 entries) interpolates f linearly over segments
-of 128 input codes, where the PT2E model computes f exactly; `table_int16` computes that
-chord from f and the input's quantization (its own nodes, not the lowering's entries), so
-the graph is within a step of it there too (a steep f, log near 0, is many steps from
-f itself).
+of 128 input codes, where the PT2E model computes f exactly; `table_int16` runs the TABLE
+and RESCALE that quant_math builds for f at the node's scales (f from the node's own op, the
+entries rebuilt here, not read from the graph) with TOSA's integer semantics, so a recurrence
+after it reads the graph's very codes (a steep f, log near 0, is many steps from f itself).
 
 A recurrence's input is read as the codes of its input's quantization (the dequantize in
 front of it holds them exactly), its given initial states at their own formats; its results
@@ -139,8 +139,10 @@ def integer_layer(graph_module, node: torch.fx.Node, args: Sequence):
     accumulator of the codes (in float64, exact), the bias at the accumulator's scale, one
     RESCALE per output channel to the output's format (a 16-bit multiplier for int16 inputs,
     whose int48 accumulator TOSA rescales so), dequantized; None when `node` is not one."""
+    transposed = node.target in (torch.ops.aten.conv_transpose1d.default,
+                                 torch.ops.aten.conv_transpose2d.input)
     if node.target not in (torch.ops.aten.conv1d.default, torch.ops.aten.conv2d.default,
-                           torch.ops.aten.linear.default):
+                           torch.ops.aten.linear.default) and not transposed:
         return None
     x_node, w_node = node.args[0], node.args[1]
     dq, dq_channel = _qd("dequantize_per_tensor"), _qd("dequantize_per_channel")
@@ -150,14 +152,29 @@ def integer_layer(graph_module, node: torch.fx.Node, args: Sequence):
         return None
     x_q = rr.Quant(float(x_node.args[1]), int(x_node.args[2]))
     bits16 = x_node.args[5] == torch.int16
-    channels = args[1].shape[0]
-    w_scales = (_attr(graph_module, w_node.args[1]).detach().to(torch.float64).numpy()
-                if w_node.target is dq_channel else np.full(channels, float(w_node.args[1])))
-    shape = (-1,) + (1,) * (args[1].dim() - 1)
-    w_codes = torch.round(args[1].to(torch.float64) / torch.from_numpy(w_scales).reshape(shape))
+    # a transposed conv's weight is [C_in, C_out / g, k...]: its output channels on axis 1
+    groups = (args[6] if len(args) > 6 else 1) if transposed else 1
+    channels = args[1].shape[1] * groups if transposed else args[1].shape[0]
+    axis_w = 1 if transposed else 0
+    if w_node.target is dq_channel:
+        if int(w_node.args[3]) != axis_w:
+            return None
+        w_scales = _attr(graph_module, w_node.args[1]).detach().to(torch.float64).numpy()
+    else:
+        w_scales = np.full(channels, float(w_node.args[1]))
+    shape = [1] * args[1].dim()
+    shape[axis_w] = -1
+    per_weight = w_scales if len(w_scales) == args[1].shape[axis_w] else w_scales[:1]
+    w_codes = torch.round(args[1].to(torch.float64) /
+                          torch.from_numpy(per_weight).reshape(shape))
     x_codes = torch.round(args[0].to(torch.float64) / x_q.scale)  # zero point removed
     if node.target is torch.ops.aten.linear.default:
         acc, axis = torch.nn.functional.linear(x_codes, w_codes), -1
+    elif transposed:
+        conv = (torch.nn.functional.conv_transpose1d
+                if node.target is torch.ops.aten.conv_transpose1d.default
+                else torch.nn.functional.conv_transpose2d)
+        acc, axis = conv(x_codes, w_codes, None, *args[3:8]), 1
     else:
         conv = (torch.nn.functional.conv1d if node.target is torch.ops.aten.conv1d.default
                 else torch.nn.functional.conv2d)
@@ -203,20 +220,20 @@ def table_int16(node: torch.fx.Node, args: Sequence):
         return None
     scale = float(x_node.args[1])
     bound = 2.0**16 * out[0].scale
-    grid = torch.arange(513, dtype=torch.float64) * 128 - 32768
 
     def f(x: torch.Tensor) -> np.ndarray:
         y = node.target(x, *args[1:]).numpy()
         return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
 
-    values = f(grid * scale)
-    # balanced, as TFLite's int16 LUTs: each segment's start moved down by half the chord's
-    # error at its midpoint (within e/2 of a constant-curvature f on both sides)
-    error = (values[:-1] + values[1:]) / 2 - f((grid[:-1] + 64) * scale)
-    values = np.concatenate([values[:-1] - error / 2, values[-1:]])
-    u = torch.round(args[0].to(torch.float64) / scale).numpy().astype(np.int64) + 32768
-    index, fraction = u >> 7, (u & 127) / 128.0
-    y = values[index] + (values[np.minimum(index + 1, 512)] - values[index]) * fraction
+    def f64(values: np.ndarray) -> np.ndarray:
+        return f(torch.from_numpy(values))
+
+    # the 513 entries and the RESCALE of quant_math's int16 TABLE for f at these scales
+    # (built from f and the scales here, not read from the lowering), run as TOSA runs them
+    table, rescale = qm.table_int16_rescaled(f64, scale, out[0].scale, "emulation")
+    codes = torch.round(args[0].to(torch.float64) / scale).numpy().astype(np.int64)
+    y = qm.rescale_reference(qm.table_reference(codes, table), rescale, 0, 0, "i16", False)
+    y = y.astype(np.float64) * out[0].scale
     return torch.from_numpy(y).to(args[0].dtype)
 
 
