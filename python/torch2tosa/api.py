@@ -125,8 +125,7 @@ class CompiledModel:
             raise Torch2TosaError(f"Vela runs integer TOSA only; this model was compiled for "
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
-        model = self._model
-        model = getattr(model, "meta", {}).get(graph_abi.FLOAT_MODEL_META, model)
+        model = self._float_model if self._float_model is not None else self._model
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
                              memory_mode=memory_mode, name=self.name, module=self.module,
                              per_layer=per_layer, save_to=save_to,
@@ -226,8 +225,7 @@ class CompiledModel:
         fill code of a fresh stream), hop and lookahead."""
         from .backends import device
 
-        func = next(op.operation for op in self.module.body.operations
-                    if op.operation.name == "func.func")
+        func = self._func
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         quant_in, quant_out = self.io_quantization
         nwc_in, nwc_out = self.nwc_io
@@ -259,13 +257,18 @@ class CompiledModel:
             frame_rate=abi.frame_rate if abi else None)
 
     @functools.cached_property
+    def _func(self) -> ir.Operation:
+        """The graph's function (the module holds one)."""
+        return next(op.operation for op in self.module.body.operations
+                    if op.operation.name == "func.func")
+
+    @functools.cached_property
     def nwc_io(self) -> tuple[frozenset[int], frozenset[int]]:
         """(inputs, outputs): which tensor inputs and outputs of the graph are N,W,C where
         PyTorch's are N,C,W (`channels_last_io`: the Conv1d-layout ones only)."""
         if not self.channels_last_io:
             return frozenset(), frozenset()
-        func = next(op.operation for op in self.module.body.operations
-                    if op.operation.name == "func.func")
+        func = self._func
         return graph_abi.nwc_io(func)
 
     def graph_layout(self, tensors: Sequence, *, outputs: bool = False) -> list:
@@ -293,8 +296,7 @@ class CompiledModel:
         """(dtype, shape) of each input `run_reference` takes: the graph's tensor inputs in
         its layout (`graph_layout`), float32 for an integer graph's quantized inputs (which
         `run_reference` quantizes)."""
-        func = next(op.operation for op in self.module.body.operations
-                    if op.operation.name == "func.func")
+        func = self._func
         quantized = self.io_quantization[0]
         specs = []
         for i, arg in enumerate(func.regions[0].blocks[0].arguments):

@@ -37,14 +37,19 @@ class OutputComparison:
         return self.max_abs_error <= atol
 
 
-def compare(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> list[OutputComparison]:
+def compare(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray],
+            names: tuple[str, str, str] = ("the graph", "the reference model", "PyTorch"),
+            ) -> list[OutputComparison]:
+    """Each output of `actual` against `expected`; `names` say, for the errors, what returned
+    `actual`, what ran it and what gave `expected`."""
     if len(actual) != len(expected):
-        raise ReferenceModelError(f"the graph returned {len(actual)} outputs, PyTorch {len(expected)}")
+        raise ReferenceModelError(f"{names[0]} returned {len(actual)} outputs, {names[2]} "
+                                  f"{len(expected)}")
     report = []
     for i, (a, e) in enumerate(zip(actual, expected)):
         if a.shape != e.shape:
             raise ReferenceModelError(
-                f"output {i}: shape {a.shape} from the reference model, {e.shape} from PyTorch")
+                f"output {i}: shape {a.shape} from {names[1]}, {e.shape} from {names[2]}")
         a64, e64 = a.astype(np.float64), e.astype(np.float64)
         # NaN where PyTorch has NaN (lp_pool of negative inputs), or the same infinity: equal
         same = (a64 == e64) | (np.isnan(a64) & np.isnan(e64))
@@ -236,19 +241,8 @@ class ExecutorAgreement:
 def agreement(executor: str, actual: Sequence[np.ndarray], reference: Sequence[np.ndarray],
               integer: bool) -> ExecutorAgreement:
     """`actual` (the graph's outputs on `executor`) against the reference model's."""
-    if len(actual) != len(reference):
-        raise ReferenceModelError(f"{executor} returned {len(actual)} outputs, the reference "
-                                  f"model {len(reference)}")
-    differences = []
-    for i, (a, r) in enumerate(zip(actual, reference)):
-        if a.shape != r.shape:
-            raise ReferenceModelError(f"output {i}: shape {a.shape} from {executor}, {r.shape} "
-                                      f"from the reference model")
-        a64, r64 = a.astype(np.float64), r.astype(np.float64)
-        same = (a64 == r64) | (np.isnan(a64) & np.isnan(r64))
-        diff = np.where(same, 0.0, np.abs(a64 - r64))
-        differences.append(float(diff.max()) if diff.size else 0.0)
-    return ExecutorAgreement(executor, tuple(differences), integer)
+    compared = compare(actual, reference, (executor, executor, "the reference model"))
+    return ExecutorAgreement(executor, tuple(o.max_abs_error for o in compared), integer)
 
 
 @dataclass

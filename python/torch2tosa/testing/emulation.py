@@ -30,7 +30,6 @@ import torch
 from ..lowering.integer import quant_math as qm
 from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
 
-_KINDS = {"gru": "gru", "lstm": "lstm", "rnn_tanh": "rnn_tanh", "rnn_relu": "rnn_relu"}
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
                "rnn_tanh": rnn_reference.reference, "rnn_relu": rnn_reference.reference}
 
@@ -40,7 +39,7 @@ def _kind(node: torch.fx.Node) -> tuple[str, bool] | None:
     if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
         return None
     name = node.target.name().removeprefix("aten::")
-    for kind in _KINDS:
+    for kind in _REFERENCES:
         if name == f"{kind}.input":
             return kind, False
         if name == f"{kind}_cell":
@@ -94,12 +93,10 @@ def _run(op: rr.QuantizedOp, args: Sequence) -> object:
 
 def _like(op: rr.QuantizedOp, args) -> list[torch.Tensor]:
     """The float op's own results (their shapes, and the value of one no format holds)."""
-    target = {"gru": torch.ops.aten.gru, "lstm": torch.ops.aten.lstm,
-              "rnn_tanh": torch.ops.aten.rnn_tanh, "rnn_relu": torch.ops.aten.rnn_relu}[op.kind]
     if op.is_cell:
         cell = getattr(torch.ops.aten, f"{op.kind}_cell").default(*args)
         return list(cell) if isinstance(cell, (tuple, list)) else [cell]
-    return list(target.input(*args))
+    return list(getattr(torch.ops.aten, op.kind).input(*args))
 
 
 # --- convolutions and linear layers: integer accumulators, TOSA's RESCALE ------------------
