@@ -11,7 +11,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
 
 from torch2tosa.tools import gen_run_docs
 

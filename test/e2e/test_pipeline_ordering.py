@@ -13,7 +13,8 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import api, passes
+from torch2tosa import passes
+from torch2tosa.api import driver as api
 from torch2tosa import pipeline as pl
 from torch2tosa import target as targets
 from torch2tosa.pipeline.ordering import OrderingError

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import torch2tosa
-from torch2tosa import api
+from torch2tosa.api import driver as api
 from torch2tosa import examples
 from torch2tosa import pipeline as pl
 from torch2tosa.pipeline import runner

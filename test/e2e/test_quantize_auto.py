@@ -124,7 +124,7 @@ def test_quantize_auto_returns_only_a_choice_that_compiles_INT(monkeypatch, tmp_
     """The choice is compiled for its target before it is returned: one that does not compile
     is one error line naming the choice and the first line of why, with no reproducer kept
     for it beyond the compile's own."""
-    import torch2tosa.api as api
+    from torch2tosa.api import driver as api
 
     def failing_compile(model, *args, **kwargs):
         raise Torch2TosaError("model.py:3: error: 'tosa.table' op is not what the target runs\n"
