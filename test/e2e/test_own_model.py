@@ -30,7 +30,7 @@ from torch_mlir import ir
 import own_model_files as files_
 import torch2tosa
 from torch2tosa.support.diagnostics import Torch2TosaError, _torch_dir
-from torch2tosa.tools import compile_main
+from torch2tosa.tools import compile_flags, compile_inputs, compile_main
 
 pytestmark = pytest.mark.xdist_group("own_model")
 
@@ -451,7 +451,7 @@ def _outcome(result: Result, cwd: Path) -> tuple:
 
 
 def test_own_model_cli_no_flag_silently_ignored(root):
-    parser = compile_main.make_parser()
+    parser = compile_flags.make_parser()
     flags = {a.option_strings[0] for a in parser._actions if a.option_strings}
     assert flags == {case.split()[0] for case in FLAG_CASES}, "give every flag a case"
     commands = sorted({tuple(argv) for pair in FLAG_CASES.values() for argv in pair})
@@ -703,7 +703,7 @@ def test_own_model_calibration_loader_reads_every_format(root):
     np.testing.assert_array_equal(split[0][0].numpy(), files_.items(4, seed=2)[0])
     np.testing.assert_array_equal(split[4][0].numpy(), files_.items(6, seed=3)[0])
     # the compile command checks paths before importing torch, with its own copy of these
-    assert (compile_main.CALIBRATION_SUFFIXES, compile_main.CALIBRATION_WHAT) == (SUFFIXES, WHAT)
+    assert (compile_inputs.CALIBRATION_SUFFIXES, compile_inputs.CALIBRATION_WHAT) == (SUFFIXES, WHAT)
 
 
 def test_own_model_progress_bar_when_asked(capfd, Tiny):

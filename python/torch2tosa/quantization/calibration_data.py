@@ -1,6 +1,7 @@
 """Calibration data from files: what `torch2tosa-compile --calibration DATA` reads.
 
-DATA is a path (a `file.py:factory` is the compile command's to call, see compile_main.py):
+DATA is a path (a `file.py:factory` is the compile command's to call, see
+tools/compile_inputs.py):
 
     calib.npz   (recommended) one array per model input, in the order of the model's inputs,
                 each holding the N items stacked on a new first axis: shape [N, *input's
