@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -205,3 +207,68 @@ def test_vela_while_loop_needs_blocks_named_after_regions_u85(tmp_path):
     assert (report.cpu_ops, report.npu_ops > 0) == (0, True), report.summary()
     x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 8)
     np.testing.assert_array_equal(reference.run(named, [x])[0], -x)  # three negations
+
+
+@functools.lru_cache(maxsize=None)
+def _small_int_model():
+    """A quantized Conv1d-ReLU-Conv1d and its calibration (one quantize for the tests below)."""
+    import torch
+    from torch import nn
+
+    import torch2tosa
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(4, 8, 3), nn.ReLU(), nn.Conv1d(8, 4, 1)).eval()
+    calibration = [(torch.randn(1, 4, 16),) for _ in range(4)]
+    return torch2tosa.quantize(model, calibration), calibration[0]
+
+
+@requires_vela
+def test_compile_vela_options_reach_every_vela_run_u55(tmp_path):
+    """compile(vela={...}) is the board's memory for every Vela run on the target's NPU:
+    vela(), its per-layer report and save(emit=...) (the header's macro); a call that names
+    its own options, or another NPU, does not take them."""
+    import torch2tosa
+
+    quantized, x = _small_int_model()
+    compiled = torch2tosa.compile(quantized, x, target="ethos-u55-128",
+                                  vela={"memory_mode": "Sram_Only"})
+    report = compiled.vela()
+    assert (report.memory_mode, report.system_config, report.weights_area) == (
+        "Sram_Only", "Ethos_U55_High_End_Embedded", "on-chip flash")
+    per_layer = compiled.vela(per_layer=True)
+    assert (per_layer.memory_mode, per_layer.total_cycles) == ("Sram_Only", report.total_cycles)
+    assert compiled.vela(memory_mode="Shared_Sram").weights_area == "off-chip flash"
+    assert compiled.vela("ethos-u85-256").system_config == "Ethos_U85_SYS_DRAM_Mid"
+    compiled.save(tmp_path, "m", emit="c")
+    assert '#define M_MEMORY_MODE "Sram_Only"' in (tmp_path / "m_model.h").read_text()
+
+
+@pytest.mark.parametrize("target,options,message", [
+    ("ethos-u55-128", {"memory_mode": "Dedicated_Sram"},
+     r"vela memory_mode Dedicated_Sram: a dedicated SRAM is an Ethos-U65/U85 configuration, "
+     r"ethos-u55-128 has none: use Shared_Sram \(Arm's default for it\) or Sram_Only"),
+    ("ethos-u55-128", {"system_config": "Ethos_U85_SYS_DRAM_Mid"},
+     r"vela system_config Ethos_U85_SYS_DRAM_Mid describes another NPU than ethos-u55-128: "
+     r"use one of Ethos_U55_Deep_Embedded, Ethos_U55_High_End_Embedded"),
+    ("ethos-u85-256", {"memory": "Sram_Only"},
+     r"vela=\{\.\.\.\}: unknown option\(s\) memory; expected system_config, memory_mode"),
+    ("tosa-int", {"memory_mode": "Sram_Only"},
+     r"vela=\{\.\.\.\} configures Vela for an Ethos-U target; target 'tosa-int' is not one"),
+])
+@requires_vela
+def test_compile_vela_options_bad_are_one_line_before_any_work(monkeypatch, target, options,
+                                                               message):
+    import torch2tosa
+    from torch2tosa.api import driver
+
+    quantized, x = _small_int_model()
+
+    def no_import(*args, **kwargs):
+        raise AssertionError("the model was imported before the options were checked")
+
+    monkeypatch.setattr(driver, "import_model", no_import)
+    with pytest.raises(torch2tosa.Torch2TosaError) as error:
+        torch2tosa.compile(quantized, x, target=target, vela=options)
+    assert "\n" not in str(error.value)
+    assert re.fullmatch(message, str(error.value)), str(error.value)

@@ -51,6 +51,8 @@ class CompiledModel(Checks, Streams):
     _pending_flatbuffer: flatbuffer.PendingFlatbuffer | None = None
     # the compile that made this model (inspect compiles the model's pieces with it)
     _compile: Callable | None = None
+    # Vela's options for the target's NPU, {"system_config", "memory_mode"} (compile's vela=)
+    vela_options: dict = field(default_factory=dict)
 
     @functools.cached_property
     def mlir(self) -> str:
@@ -104,7 +106,9 @@ class CompiledModel(Checks, Streams):
         and returns its `vela.VelaReport`: NPU/CPU ops, cycles, SRAM and flash; with
         `per_layer`, `report.layers` holds each op's cycles and memory mapped to the model's
         modules (`layers.summary()`: the top modules by cycles). `save_to`: a directory to
-        keep Vela's outputs in (its .npz, CSVs, debug database, the command stream)."""
+        keep Vela's outputs in (its .npz, CSVs, debug database, the command stream).
+        `system_config` / `memory_mode` default to `vela_options` (compile's `vela=`) on the
+        target's NPU, else to Arm's defaults for the accelerator (docs/ethos-u.md)."""
         from ..backends import vela  # optional dependency: ethos-u-vela
 
         accelerator = accelerator or self.target.accelerator
@@ -115,6 +119,9 @@ class CompiledModel(Checks, Streams):
             raise Torch2TosaError(f"Vela runs integer TOSA only; this model was compiled for "
                                   f"'{self.target.name}': compile a quantized model with "
                                   f"target='{accelerator}'")
+        if accelerator == self.target.accelerator:
+            system_config = system_config or self.vela_options.get("system_config")
+            memory_mode = memory_mode or self.vela_options.get("memory_mode")
         model = self._float_model if self._float_model is not None else self._model
         return vela.run_vela(self.flatbuffer, accelerator, system_config=system_config,
                              memory_mode=memory_mode, name=self.name, module=self.module,
@@ -132,8 +139,8 @@ class CompiledModel(Checks, Streams):
         model-converter's). On an Ethos-U target: `vela-tflite`
         (NAME_vela.tflite), `vela-raw` (NAME_vela_cmd.bin, NAME_vela_weights.bin,
         NAME_vela_raw.json) and `c` (NAME_model.c, NAME_model.h), Vela run with
-        `system_config` / `memory_mode` (`vela_report`: a `vela()` report of the same options
-        to reuse). Everything is made before anything is written, and no file is left
+        `system_config` / `memory_mode` (default: `vela_options`; `vela_report`: a `vela()`
+        report of the same options to reuse). Everything is made before anything is written, and no file is left
         half-written on failure (see `support.files.write_output`).
         progress: as compile's (a bar over printing and translating, which take tens of
         seconds for a long unrolled graph; by default only on a terminal, after a few s)."""

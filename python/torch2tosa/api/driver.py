@@ -89,6 +89,7 @@ def compile(
     pipeline: Sequence[str] | None = None,
     progress: progress_.Progress | ProgressFn | bool | None = None,
     serialize_during_validation: bool = False,
+    vela: dict | None = None,
 ) -> CompiledModel:
     """Compiles `model` to TOSA. The model is never changed (not even switched to eval
     mode: a model whose results depend on training mode is rejected with an error).
@@ -124,6 +125,11 @@ def compile(
     serialize_during_validation: start the `.tosa` translator (a separate process) when
               the pipeline reaches validation, so the two run at the same time; for
               callers that will save the model. The bytes are the same.
+    vela:     on an Ethos-U target, Vela's options for the board's memory, {"system_config":
+              ..., "memory_mode": ...} (sections of Vela's Arm/vela.ini; docs/ethos-u.md
+              "Memory modes"): every Vela run of the result on its target's NPU uses them
+              (`vela()`, its per-layer report, `save(emit=...)`) unless the call names its
+              own. Checked before any work.
     """
     _check_model(model)
     if gru_form not in graph_abi.RECURRENT_FORMS:
@@ -135,6 +141,7 @@ def compile(
     if tosa_target.is_int and gru_cell != graph_abi.AUTO_CELL:
         raise Torch2TosaError(float_cell_on_int_target(
             gru_cell, tosa_target, "gru_cell", f"gru_cell='{graph_abi.AUTO_CELL}'"))
+    vela_options = _target_vela_options(vela, tosa_target)
     streaming = _streaming_abi(model)
     if example_inputs is None:
         if streaming is not None:  # a step model: one hop of its example inputs
@@ -158,10 +165,12 @@ def compile(
             bar = progress_.BarProgress(progress, stages, f"compile {name}")
         progress = bar
     try:
-        return _compile(model, example_inputs, name, tosa_target, options, steps,
-                        pipeline is None, _Recorder(progress_.as_progress(progress), steps,
-                                  loop_form="controlflow" in tosa_target.extensions),
-                        serialize_during_validation)
+        compiled = _compile(model, example_inputs, name, tosa_target, options, steps,
+                            pipeline is None, _Recorder(progress_.as_progress(progress), steps,
+                                      loop_form="controlflow" in tosa_target.extensions),
+                            serialize_during_validation)
+        compiled.vela_options = vela_options
+        return compiled
     finally:
         if bar is not None:
             bar.close()
@@ -230,6 +239,25 @@ def _vela_options(options: dict | None) -> dict:
     if unknown:
         raise Torch2TosaError(f"vela={{...}}: unknown option(s) {', '.join(unknown)}; expected "
                               f"{', '.join(VELA_OPTIONS)}")
+    return options
+
+
+def _target_vela_options(options: dict | None, target: targets.Target) -> dict:
+    """compile's `vela=`: its keys and values checked for the target's NPU (one line)."""
+    options = _vela_options(options)
+    if not options:
+        return options
+    if target.accelerator is None:
+        raise Torch2TosaError(f"vela={{...}} configures Vela for an Ethos-U target; target "
+                              f"'{target.name}' is not one")
+    from ..backends import vela  # optional dependency: ethos-u-vela
+
+    try:
+        vela.check_options(target.accelerator, options.get("system_config"),
+                           options.get("memory_mode"))
+    except vela.VelaOptionError as e:  # named as the API names them, not as the CLI's flags
+        raise Torch2TosaError(str(e).replace("--system-config ", "vela system_config ")
+                              .replace("--memory-mode ", "vela memory_mode ")) from None
     return options
 
 

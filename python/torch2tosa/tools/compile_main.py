@@ -177,7 +177,10 @@ def _compile(args, progress) -> int:
                        gru_form=args.gru_form or DEFAULTS["gru_form"],
                        gru_cell=args.gru_cell or DEFAULTS["gru_cell"],
                        channels_last_io=args.channels_last_io, progress=progress,
-                       serialize_during_validation=True)
+                       serialize_during_validation=True, vela={
+                           option: value for option, value in (
+                               ("system_config", args.system_config),
+                               ("memory_mode", args.memory_mode)) if value is not None})
     if args.channels_last_io and not any(compiled.nwc_io):
         raise UsageError(f"--channels-last-io: no input or output of {args.model} is in the "
                          f"Conv1d layout (N,C,W into or out of a Conv1d), so the flag changes "
@@ -209,8 +212,7 @@ def _compile(args, progress) -> int:
     vela = None
     if target.accelerator is not None:
         with stage(progress, "vela"):
-            vela = compiled.vela(system_config=args.system_config, memory_mode=args.memory_mode,
-                                 per_layer=args.inspect,
+            vela = compiled.vela(per_layer=args.inspect,
                                  save_to=args.output_dir if args.save_vela else None)
     budget_error = None
     if args.sram_budget is not None:

@@ -66,7 +66,7 @@ def sram_budget_lines(compiled, vela, args) -> tuple[list[str], str | None]:
             f"{need} bytes of SRAM; give the board's real budget, or use --memory-mode "
             f"Shared_Sram (weights read from flash)")
         return [verdict], error
-    sram_only = compiled.vela(system_config=args.system_config, memory_mode="Sram_Only")
+    sram_only = compiled.vela(memory_mode="Sram_Only")
     saved = vela.total_cycles - sram_only.total_cycles
     return [f"{verdict}; under Sram_Only {sram_only.total_cycles} total cycles instead of "
             f"{vela.total_cycles} ({vela.memory_mode}, weights in {vela.weights_area}): the "
