@@ -141,10 +141,6 @@ U55_LIMITS = [
         9, stride=1, padding=4, count_include_pad=False)), (1, 4, 18, 12),
      "self.1 (AvgPool2d): aten.avg_pool2d: ethos-u55-128 runs an average pool with padding "
      "only for kernels up to 8x8 (Vela's AVG_POOL2D limit), got 9x9"),
-    ("transposed_stride", lambda: nn.Sequential(nn.Conv2d(4, 4, 1), nn.ConvTranspose2d(
-        4, 4, 3, stride=(2, 3))), (1, 4, 18, 12),
-     "self.1 (ConvTranspose2d): aten.convolution: ethos-u55-128 runs a transposed Conv2d with "
-     "strides (1, 1) and (2, 2) only (Vela's TRANSPOSE_CONV2D), got (2, 3)"),
     ("tall_max_pool", lambda: nn.Sequential(nn.Conv2d(4, 8, 1), nn.MaxPool2d((300, 2))), (1, 4, 300, 4),
      "self.1 (MaxPool2d): aten.max_pool2d: ethos-u55-128 runs a pool of at most 256 kernel "
      "rows and 65536 taps (Vela's MAX_POOL2D limit), got 300x2"),
@@ -158,6 +154,65 @@ def test_u55_limit_is_one_error_tosa_INT(model, shape, message):
     with pytest.raises(torch2tosa.Torch2TosaError) as err:
         _quantized(model(), shape, "a8w8", U55, items=1)
     assert message in str(err.value), err.value
+
+
+def _transposed_strides():
+    """ConvTranspose2d strides the U55's TRANSPOSE_CONV2D does not take (1x1, 2x2 only): a
+    frequency-only upsampling (GTCRN's decoder), a grouped dilated one with padding and
+    output padding, one along H."""
+    return nn.ModuleList([
+        nn.ConvTranspose2d(8, 8, (1, 3), stride=(1, 2), padding=(0, 1), output_padding=(0, 1)),
+        nn.ConvTranspose2d(8, 4, (3, 2), stride=(2, 3), padding=(1, 0), dilation=(2, 1),
+                           groups=2, output_padding=(1, 2)),
+        nn.ConvTranspose2d(8, 4, (3, 3), stride=(3, 1), padding=1),
+    ])
+
+
+class _TransposedStrides(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Conv2d(4, 8, 1)
+        self.layers = _transposed_strides()
+
+    def forward(self, x):
+        y = torch.relu(self.first(x))
+        return tuple(layer(y) for layer in self.layers)
+
+
+def test_transposed_conv2d_strides_by_phases_u55_tosa_INT():
+    """On the U55 a transposed conv of other strides is one stride-1 conv2d with sh*sw*O
+    channels whose phases a reshape (and a transpose for a stride along H) interleaves: the
+    same integer outputs as TOSA's transpose_conv2d (the tosa-int graph), on the NPU."""
+    torch.manual_seed(0)
+    model = _TransposedStrides().eval()
+    shape = (1, 4, 6, 7)
+    calibration = [(torch.randn(shape),) for _ in range(4)]
+    quantized = torch2tosa.quantize(model, calibration)
+    on_u55 = torch2tosa.compile(quantized, calibration[0], target=U55)
+    direct = torch2tosa.compile(quantized, calibration[0], target="tosa-int")
+    counts = on_u55.op_counts()
+    assert "tosa.transpose_conv2d" not in counts and counts["tosa.conv2d"] == 4, counts
+    assert direct.op_counts()["tosa.transpose_conv2d"] == 3
+    x = torch.randn(shape)
+    for got, want in zip(on_u55.run_reference(x), direct.run_reference(x)):
+        assert got.shape == want.shape
+        assert (got == want).all()
+    report = on_u55.check(x, max_steps=1, min_snr_db=MIN_SNR_DB)
+    assert report.ok, report.summary()
+    vela = on_u55.vela()
+    assert (vela.cpu_ops, vela.npu_ops > 0) == (0, True), vela.summary()
+
+
+def test_transposed_conv2d_strides_int16_on_u55_is_one_error_tosa_INT():
+    """The phase form needs int32 accumulators: a16w8's int48 ones are one error naming the
+    module, the limit and what would work."""
+    model = nn.Sequential(nn.Conv2d(4, 8, 1), nn.ConvTranspose2d(8, 4, (1, 3), stride=(1, 2)))
+    with pytest.raises(torch2tosa.Torch2TosaError) as err:
+        _quantized(model, (1, 4, 6, 7), "a16w8", U55, items=1)
+    assert ("self.1 (ConvTranspose2d): aten.convolution: ethos-u55-128 runs a transposed conv "
+            "with strides (1, 1) and (2, 2) only (Vela's TRANSPOSE_CONV2D), got (1, 2); its "
+            "phase form (a stride-1 conv) needs int32 accumulators, which int16 activations "
+            "(a16w8) do not have: quantize this layer a8w8") in str(err.value), err.value
 
 
 # --- keyword-spotting CNNs ---------------------------------------------------------------

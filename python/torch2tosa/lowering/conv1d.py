@@ -3,7 +3,7 @@ N,1,W,C (H = 1), for float and integer convs alike: conv1d-to-conv2d (float) and
 convert-quantized-ops (integer, int32/int48 accumulators) both build through `emit_conv`.
 A 2D convolution (`conv2d.Conv2d`, on NHWC) takes the same forms through the same emitter:
 the spec supplies its padding and TOSA attributes (`tosa_input`, `transposed_geometry`) and
-its size (`positions`); the phase form of a transposed conv is 1D only.
+its size (`positions`) and, for the phase form of a transposed conv, its dims (`phase_dims`).
 
 Groups (g). g == 1: conv2d. g == C: depthwise_conv2d, channel multiplier M = O/C.
 1 < g < C, three forms (`GROUPED_FORMS`):
@@ -27,7 +27,9 @@ transpose_conv2d of stride s (the U55 above 2), by phases: the uncropped output 
 stride-1 correlation of x padded by M - 1 on both sides with W's taps r, r + s, ... in
 reverse: one conv2d with s*O output channels (phase-major), its [.., q, s*O] accumulator
 reshaped to [.., q*s + r, O] and cropped. The same integer products and sums as the
-transposed conv (bit-identical), s times its MACs over zero taps only where K % s != 0.
+transposed conv (bit-identical), s times its MACs over zero taps only where K % s != 0. A
+2D transposed conv takes the same form per dim: sh*sw phases, one conv2d (GTCRN's
+frequency-only stride (1, 2) on the U55, whose transpose_conv2d takes 1x1 and 2x2 only).
 """
 
 from __future__ import annotations
@@ -77,6 +79,14 @@ class Conv1d:
 
     def check_padding(self) -> None:
         check_padding(self)
+
+    def transposed_stride_fits(self, limit: int) -> bool:
+        """Whether a transpose_conv2d of at most stride `limit` runs this (transposed) conv."""
+        return self.stride <= limit
+
+    def phase_dims(self) -> tuple[tuple[int, int, int, int], ...]:
+        """(size, output size, stride, padding before) per NHWC spatial dim (H, W)."""
+        return (1, 1, 1, 0), (self.width, self.out_width, self.stride, self.pad[0])
 
     def to_nhwc(self, x: ir.Value) -> ir.Value:
         return to_nhwc(x, self)
@@ -242,8 +252,8 @@ def emit_conv(x: ir.Value, spec: Conv1d, k: ConvConstants, finish: Finish | None
     by phases (int32 accumulators only: TOSA reshapes no int48)."""
     finish = finish or (lambda acc, channels: acc)
     if spec.transposed:
-        by_phases = isinstance(spec, Conv1d) and transposed_stride_max is not None \
-            and spec.stride > transposed_stride_max and str(k.bias_elem) == "i32"
+        by_phases = transposed_stride_max is not None and str(k.bias_elem) == "i32" \
+            and not spec.transposed_stride_fits(transposed_stride_max)
         acc = _by_phases(x, spec, k) if by_phases else _transposed(x, spec, k)
         return finish(acc, slice(0, spec.out_channels))
     return _forward(x, spec, k, finish, grouped or grouped_form(spec))
@@ -314,22 +324,30 @@ def _transposed(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
     return tb.slice_(y, start, size)
 
 
-def _by_phases(x: ir.Value, spec: Conv1d, k: ConvConstants) -> ir.Value:
-    """x [N,1,W,C] -> [N,1,W',O] as a stride-1 conv2d with s*O channels (module doc)."""
+def _by_phases(x: ir.Value, spec, k: ConvConstants) -> ir.Value:
+    """x [N,H,W,C] -> [N,H',W',O] as a stride-1 conv2d with sh*sw*O channels (module doc),
+    per spatial dim: taps M = ceil(K / s) (more where output_padding reaches past K), the
+    input padded by M - 1 on both sides, the phases interleaved by a reshape (and, for a
+    stride along H, one transpose of [N*H'', W'', sh, sw*O]), the padding cropped."""
     weight = cw.transpose_conv_ohwi(k.w, spec.out_channels, spec.groups, spec.dilation)
-    o, kernel, c = weight.shape[0], weight.shape[2], weight.shape[3]
-    s, left = spec.stride, spec.pad[0]
-    # taps M: the output must reach column left + W' - 1 (output_padding reaches past K)
-    taps = -(-max(kernel, left + spec.out_width - (spec.width - 1) * s) // s)
-    padded = np.zeros((o, taps * s, c), weight.dtype)
-    padded[:, :kernel] = weight[:, 0]
-    phases = padded.reshape(o, taps, s, c)[:, ::-1].transpose(2, 0, 1, 3)  # [s, O, M, C]
-    columns = spec.width + taps - 1
-    acc = tb.conv2d(x, k.weight(phases.reshape(s * o, 1, taps, c)), k.bias(np.tile(k.b, s)),
-                    pad=[0, 0, taps - 1, taps - 1], stride=[1, 1], dilation=[1, 1],
-                    out_hw=[1, columns], input_zp=k.input_zp)
-    u = tb.reshape(acc, [spec.batch, 1, columns * s, o])
-    return tb.slice_(u, [0, 0, left, 0], [spec.batch, 1, spec.out_width, o])
+    o, kh, kw, c = weight.shape
+    (h, out_h, sh, top), (w, out_w, sw, left) = spec.phase_dims()
+    mh = -(-max(kh, top + out_h - (h - 1) * sh) // sh)
+    mw = -(-max(kw, left + out_w - (w - 1) * sw) // sw)
+    padded = np.zeros((o, mh * sh, mw * sw, c), weight.dtype)
+    padded[:, :kh, :kw] = weight
+    # [O, Mh, sh, Mw, sw, C], taps reversed -> [sh, sw, O, Mh, Mw, C]: phase-major channels
+    phases = padded.reshape(o, mh, sh, mw, sw, c)[:, ::-1, :, ::-1].transpose(2, 4, 0, 1, 3, 5)
+    rows, columns = h + mh - 1, w + mw - 1
+    acc = tb.conv2d(x, k.weight(phases.reshape(sh * sw * o, mh, mw, c)),
+                    k.bias(np.tile(k.b, sh * sw)), pad=[mh - 1, mh - 1, mw - 1, mw - 1],
+                    stride=[1, 1], dilation=[1, 1], out_hw=[rows, columns],
+                    input_zp=k.input_zp)
+    n = spec.batch
+    if sh > 1:  # rows q*sh + r: the phase axis next to the row axis
+        acc = tb.transpose(tb.reshape(acc, [n * rows, columns, sh, sw * o]), [0, 2, 1, 3])
+    u = tb.reshape(acc, [n, rows * sh, columns * sw, o])
+    return tb.slice_(u, [0, top, left, 0], [n, out_h, out_w, o])
 
 
 def check_padding(spec: Conv1d) -> None:

@@ -10,8 +10,9 @@ the padding and the TOSA attributes differ.
     remainder TOSA's exact division leaves (then the unused trailing rows/columns sliced off).
 
 Transposed: `conv1d.emit_conv`'s transpose_conv2d (groups as a block-diagonal weight,
-dilation as zeros between taps; `transposed_geometry` gives its out_pad and crop per dim);
-not by phases (a 1D-only form).
+dilation as zeros between taps; `transposed_geometry` gives its out_pad and crop per dim),
+or its phase form where the target's transpose_conv2d does not take the strides
+(`transposed_stride_fits`, `phase_dims`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ class Conv2d:
             cut = min(after, excess)
             dims.append((before, after - cut, excess - cut))
         return dims[0], dims[1]
+
+    def transposed_stride_fits(self, limit: int) -> bool:
+        """Whether a transpose_conv2d of at most stride `limit` per dim, and equal strides
+        (Vela's U55 TRANSPOSE_CONV2D: 1x1 and 2x2; 1x2 / 2x1 only along a size-1 dim),
+        runs this (transposed) conv."""
+        (sh, sw), (kh, kw) = self.stride, self.kernel
+        return (sh == sw <= limit or (sh == 1 and sw <= limit and self.height == kh == 1)
+                or (sw == 1 and sh <= limit and self.width == kw == 1))
+
+    def phase_dims(self) -> tuple[tuple[int, int, int, int], ...]:
+        """(size, output size, stride, padding before) per NHWC spatial dim (H, W)."""
+        return tuple((size, out, s, p[0]) for size, out, s, p in zip(
+            (self.height, self.width), (self.out_height, self.out_width), self.stride,
+            self.pad))
 
     def to_nhwc(self, x: ir.Value) -> ir.Value:
         """[N,C,H,W] -> [N,H,W,C]."""

@@ -154,9 +154,8 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     two_d = isinstance(spec, Conv2d)
     what = f"{spec.op} (2D)" if two_d else spec.op
     spec.check_padding()
-    if two_d:
-        _check_transposed_stride(spec, target)
     x_int, in_qp = _input(op, what)
+    _check_transposed_stride(spec, target, in_qp)
     constants, acc = _constants(op, what, in_qp, spec.out_channels, spec.transposed, spec.groups)
 
     def finish(acc_value: ir.Value, channels: slice) -> ir.Value:
@@ -172,20 +171,19 @@ def _lower_convolution(op: ir.Operation, out: QParams,
     return spec.from_nhwc(y)
 
 
-def _check_transposed_stride(spec, target: targets.Target | None) -> None:
-    """A 2D transposed conv's strides beyond the target's transpose_conv2d (Vela on the U55:
-    (1, 1), (2, 2), and (1, 2) / (2, 1) along a size-1 dim; the phase form is 1D only): one
-    error naming the module."""
+def _check_transposed_stride(spec, target: targets.Target | None, in_qp: QParams) -> None:
+    """A transposed conv whose strides the target's transpose_conv2d does not take (Vela on
+    the U55: 1x1 and 2x2) is built by phases (conv1d.emit_conv), which needs int32
+    accumulators: with int16 activations, one error naming the module."""
     limit = None if target is None else target.transpose_conv_stride_max
-    if not spec.transposed or limit is None:
+    if (not spec.transposed or limit is None or in_qp.int_type != "i16"
+            or spec.transposed_stride_fits(limit)):
         return
-    (sh, sw), (kh, kw) = spec.stride, spec.kernel
-    if (sh == sw <= limit or (sh == 1 and sw <= limit and spec.height == kh == 1)
-            or (sw == 1 and sh <= limit and spec.width == kw == 1)):
-        return
-    error = UnsupportedError(f"{spec.op}: {target.name} runs a transposed Conv2d with strides "
-                             f"(1, 1) and ({limit}, {limit}) only (Vela's TRANSPOSE_CONV2D), "
-                             f"got {spec.stride}")
+    error = UnsupportedError(
+        f"{spec.op}: {target.name} runs a transposed conv with strides (1, 1) and "
+        f"({limit}, {limit}) only (Vela's TRANSPOSE_CONV2D), got {spec.stride}; its phase "
+        f"form (a stride-1 conv) needs int32 accumulators, which int16 activations (a16w8) "
+        f"do not have: quantize this layer a8w8")
     error.location = ir.Location.current  # the conv's (its module's), not the quantize's
     raise error
 
