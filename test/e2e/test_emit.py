@@ -33,7 +33,7 @@ import pytest
 import torch2tosa
 from torch2tosa import examples
 from torch2tosa.backends import vela
-from torch2tosa.backends.device import TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_TENSOR
+from torch2tosa.backends.device import TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_IO, align
 
 tflite = pytest.importorskip("tflite", reason="the TFLite reader is in the `test` extra: "
                              "pip install 'torch2tosa[test]'")
@@ -141,10 +141,15 @@ def check_emitted(compiled, out: Path, report, *, compile_c: bool = True) -> Non
     names = {graph.Tensors(i).Name(): graph.Tensors(i) for i in range(graph.TensorsLength())}
     assert int(names[b"scratch"].ShapeAsNumpy()[0]) == scratch == int(
         h[f"{prefix}_VELA_SCRATCH_SIZE"].rstrip("u"))
+    # the arena: Vela's scratch and fast scratch (its report), 16-byte aligned, and TFLM's
+    # measured overhead for the .tflite's I/O count (docs/deploy.md, "The arena")
     arena = int(h[f"{prefix}_ARENA_SIZE"].rstrip("u"))
-    assert arena >= scratch + int(arrays["scratch_fast_size"])
-    tensors = graph.TensorsLength()
-    assert arena - scratch >= TFLM_OVERHEAD_BASE + TFLM_OVERHEAD_PER_TENSOR * tensors
+    fast = int(arrays["scratch_fast_size"])
+    assert int(h[f"{prefix}_VELA_SCRATCH_FAST_SIZE"].rstrip("u")) == fast
+    io = graph.InputsLength() + graph.OutputsLength()
+    assert arena == (align(scratch) + align(fast) + TFLM_OVERHEAD_BASE
+                     + TFLM_OVERHEAD_PER_IO * io) >= scratch + fast
+    assert int(h[f"{prefix}_TFLM_OVERHEAD"].rstrip("u")) == arena - align(scratch) - align(fast)
     assert int(h[f"{prefix}_MODEL_SIZE"].rstrip("u")) == len(data)
 
     # the C array is the .tflite, byte for byte
@@ -397,7 +402,8 @@ def test_deploy_doc_names_what_the_files_hold(tmp_path_factory):
     assert defined["GRU_MODEL_SECTION"] == '".rodata.torch2tosa_model"'
     assert description["outputs"][1]["offset"] == description["inputs"][1]["offset"]
     assert (out / "gru_vela_cmd.bin").read_bytes()[:4] == b"COP1"
-    assert f"{TFLM_OVERHEAD_BASE} bytes" in doc and f"{TFLM_OVERHEAD_PER_TENSOR} bytes per tensor" in doc
+    assert (f"{TFLM_OVERHEAD_BASE} bytes" in doc
+            and f"{TFLM_OVERHEAD_PER_IO} bytes per I/O tensor" in doc)
 
 
 # --- the long matrix -------------------------------------------------------------------------

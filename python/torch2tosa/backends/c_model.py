@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .device import (C_TYPES, TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_TENSOR, DeviceContract,
+from .device import (C_TYPES, TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_IO, DeviceContract,
                      TensorContract, arena_size, tflite_io_order)
 
 DEFAULT_SECTION = ".rodata.torch2tosa_model"
@@ -56,12 +56,13 @@ def c_sources(name: str, tflite: bytes, contract: DeviceContract, scratch: int,
          " * for TOSA input): these macros are the contract.",
          " *",
          f" * {prefix}_ARENA_SIZE: the TFLite Micro tensor arena. Vela's scratch (which also",
-         " * holds the I/O tensors) and fast scratch, each rounded up to 16 bytes, plus an",
-         f" * estimate of TFLite Micro's own allocations on a 32-bit core: {TFLM_OVERHEAD_BASE}",
-         f" * bytes + {TFLM_OVERHEAD_PER_TENSOR} bytes per tensor of the model "
-         f"({io_count} I/O + 4 of Vela's).",
-         " * Not measured on a device: after AllocateTensors(), arena_used_bytes() gives",
-         " * the exact figure. Never below Vela's scratch.",
+         " * holds the I/O tensors) and fast scratch, each rounded up to 16 bytes, plus",
+         f" * TFLite Micro's own allocations: {TFLM_OVERHEAD_BASE} bytes + {TFLM_OVERHEAD_PER_IO} "
+         f"per I/O tensor ({io_count} here),",
+         " * measured with TFLite Micro's allocator (at most 1240 + 96 per I/O tensor on a",
+         " * 64-bit host, for any scratch size), plus 10% (docs/deploy.md, bench/tflm_arena.py).",
+         " * After AllocateTensors(), arena_used_bytes() gives this model's exact figure.",
+         " * Never below Vela's scratch.",
          " */",
          f"#ifndef {guard}", f"#define {guard}", "",
          "#include <stddef.h>", "#include <stdint.h>", "",

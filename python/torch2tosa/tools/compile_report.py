@@ -86,7 +86,7 @@ def emit_lines(compiled, files, vela) -> list[str]:
         contract = compiled.device_contract()
         arena = arena_size(scratch, fast, len(contract.inputs) + len(contract.outputs))
         lines.append(f"tensor arena: {arena} bytes (Vela's scratch {scratch} + fast scratch "
-                     f"{fast} bytes, and an estimate of TensorFlow Lite Micro's own; "
+                     f"{fast} bytes, and TensorFlow Lite Micro's own, measured: "
                      f"docs/deploy.md)")
     return lines
 
