@@ -30,7 +30,7 @@ from torch_mlir import ir
 import own_model_files as files_
 import torch2tosa
 from torch2tosa.support.diagnostics import Torch2TosaError, _torch_dir
-from torch2tosa.tools import compile_flags, compile_inputs, compile_main
+from torch2tosa.tools import compile_flags, compile_inputs
 
 pytestmark = pytest.mark.xdist_group("own_model")
 
