@@ -3,9 +3,9 @@ reference model bit-exact against, separately from the quantization error (docs/
 
 Every constant is derived here from the quantized op's float biases, int8 weights and scales
 (recurrent_reference's docstring), none taken from the lowering. The step (gate layout
-[r, z, n] for int8 with 1 - z the sigmoid TABLE of the negated z pre-activation,
-[r, z, n, -z] for int16 and
-for int8 on a target whose state product is the weights-first MATMUL, `gates`):
+[r, z, n] for int8 with 1 - z the sigmoid TABLE of the negated z pre-activation;
+[r, z, n, -z] for int16, and for int8 on a target whose state product is the weights-first
+MATMUL: `gates`):
 
     gh   = RESCALE(h W_hh^T + b_hn)       (a MATMUL: b_hn added at S after the RESCALE;
                                            recurrent_reference.uses_conv)
