@@ -98,8 +98,8 @@ def zbar_weights_for(bits: int, state_product: str) -> bool:
     32) 298 -> 376 cycles), while the negation, its RESCALE and TABLE cost ~480 a step
     there (GRU(16, 32): 1,420 -> 937 cycles a step). On Ethos-U55 the CONV2D's weights
     stream (from flash under Shared_Sram, ~1 byte a cycle) or go through its weight decoder
-    (Sram_Only): G = 4 cost 5,816 -> 6,252 and 1,655 -> 1,758 cycles a step against the
-    negated sigmoid (docs/ethos-u.md). The integer references take the same rule
+    (Sram_Only): G = 4 took 6,252 and 1,758 cycles a step (Shared_Sram, Sram_Only) against
+    the negated sigmoid's 5,012 and 1,655 (docs/ethos-u.md). The integer references take the same rule
     (testing/gru_reference.gates)."""
     return bits == 8 and state_product == "weights_matmul"
 
