@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from functools import partial
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -45,8 +46,10 @@ RECURRENT_EXAMPLES = ["gru", "gru_bidirectional", "gru_no_bias", "gru_time_major
 SCHEMES = {"a8w8": ("ethos-u55-128", ("ethos-u55-128", "ethos-u85-256")),
            "a16w8": ("ethos-u85-256", ("ethos-u85-256",))}
 MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
-# The issues' bars, TOSA ops per step and layer: GRU 24 (#13), LSTM 26 and RNN 8 (#28).
-MAX_OPS_PER_STEP = {"GRU": 24, "LSTM": 26, "RNN": 8}
+# The issues' bars, TOSA ops per step and layer: GRU 24 (#13; 25 since #36: an a8w8 step's
+# 1 - z from the sigmoid TABLE of -a_z, a SUB and a RESCALE for a third TABLE), LSTM 26 and
+# RNN 8 (#28).
+MAX_OPS_PER_STEP = {"GRU": 25, "LSTM": 26, "RNN": 8}
 REFERENCES = {"gru": gru_reference, "lstm": lstm_reference, "rnn_tanh": rnn_reference,
               "rnn_relu": rnn_reference}
 SEQS = {"gru_deepfilternet": (50, 100)}  # (short, long); default (10, 20)
@@ -285,3 +288,112 @@ def markdown(rows: list[dict]) -> list[str]:
                              f"{share('weight_floor')} | {v['cycles']} | "
                              f"{v['inference_ms']:.3f} |")
     return lines + [""]
+
+
+# --- The floor report (issue #36, item 5): per NPU and memory mode -----------------------------
+# (label, accelerator, Vela memory mode (None: Arm's default for the accelerator), MACs per
+# cycle, bytes per cycle of the memory Vela keeps constants in: Vela's memory_bandwidths_per_
+# cycle for Arm's vela.ini (AXI port bytes x ports x clock scale): Ethos_U55_High_End_Embedded
+# off-chip flash 8 x 0.125, its SRAM 8 x 1.0; Ethos_U85_SYS_DRAM_Mid SRAM 16 x 2 x 1.0)
+FLOOR_CELLS = (("U55 Shared_Sram", "ethos-u55-128", None, 128, 1.0),
+               ("U55 Sram_Only", "ethos-u55-128", "Sram_Only", 128, 8.0),
+               ("U85 Sram_Only", "ethos-u85-256", None, 256, 32.0))
+FLOOR_SEQS = (10, 30)
+# The issue's LSTM(24, 48) alone (output, h_n, c_n; kws_lstm is the same layer with a linear on
+# its last frame), beside the bundled examples
+FLOOR_EXAMPLES = {"lstm_24_48": examples.Example(
+    "lstm_24_48", "LSTM(24, 48), batch 1, batch_first", partial(models.lstm, 24, 48),
+    gru_layers=1, recurrent="LSTM")}
+# Bytes Vela streams per output channel besides the weights: 10 (a 40-bit bias and scale entry)
+BIAS_SCALE_BYTES = 10
+# The peers' cycles per step, Arm's default configs (U55 Shared_Sram, U85 Sram_Only), a8w8,
+# issue #36: ExecuTorch 1.5.1's Ethos-U flow and TFLite + Vela 5.2.0 (Keras, same configs)
+ANCHORS = {"gru": {"U55 Shared_Sram": ("~7,700", "7,416 (unrolled)"),
+                   "U85 Sram_Only": ("~3,480", "3,268 (unrolled)")},
+           "lstm_24_48": {"U55 Shared_Sram": ("22,842", "21,546 (fused LSTM); 22,678 (unrolled)"),
+                          "U85 Sram_Only": ("6,629", "8,938 (fused LSTM); 6,363 (unrolled)")}}
+
+
+def stream_bytes(model: torch.nn.Module) -> int:
+    """What a step reads of the recurrent weights: W_hh (and W_hr) int8 plus a bias and scale
+    entry per output channel."""
+    return sum(p.numel() + BIAS_SCALE_BYTES * p.shape[0] for n, p in model.named_parameters()
+               if n.rsplit(".", 1)[-1].startswith(("weight_hh", "weight_hr")))
+
+
+def _floor_cell(name: str, accelerator: str, memory_mode: str | None) -> dict:
+    """Cycles per step of `name` a8w8 compiled for `accelerator`, Vela under `memory_mode`:
+    the slope between FLOOR_SEQS (in a forked child)."""
+    try:
+        return _floor_slope(name, accelerator, memory_mode)
+    except Exception as e:
+        return {"error": failure(e)}
+
+
+def _floor_slope(name: str, accelerator: str, memory_mode: str | None) -> dict:
+    torch.set_num_threads(1)
+    example, cycles, out = FLOOR_EXAMPLES.get(name) or examples.get(name), {}, {}
+    for seq in FLOOR_SEQS:
+        model, inputs = example.build(seq=seq)
+        gm = torch2tosa.quantize(model, example.calibration(inputs), "a8w8")
+        compiled = torch2tosa.compile(gm, inputs, name=name, target=accelerator)
+        cycles[seq] = compiled.vela(accelerator, memory_mode=memory_mode).total_cycles
+        out = {"weights": recurrent_weights(model), "stream": stream_bytes(model),
+               "batch": recurrence_batch(model, inputs)}
+    short, long = FLOOR_SEQS
+    return out | {"cycles_per_step": (cycles[long] - cycles[short]) / (long - short)}
+
+
+def floor_rows(names: list[str], progress) -> list[dict]:
+    rows = []
+    for name in names:
+        for label, accelerator, mode, macs, bandwidth in FLOOR_CELLS:
+            cell = isolated(_floor_cell, name, accelerator, mode, timeout=TIMEOUT_S) or {
+                "error": no_result(TIMEOUT_S)}
+            row = {"name": name, "cell": label, **cell}
+            if "error" not in cell:
+                row["mac_floor"] = cell["weights"] * cell["batch"] / macs
+                row["weight_floor"] = cell["stream"] / bandwidth
+            rows.append(row)
+            progress(f"{name:<12} {label:<16}", row.get("error") or (
+                f"{row['cycles_per_step']:.0f} cycles/step, weight floor "
+                f"{row['weight_floor']:.0f} (x{row['cycles_per_step'] / row['weight_floor']:.2f}),"
+                f" MAC floor {row['mac_floor']:.0f}"))
+    return rows
+
+
+def floor_markdown(rows: list[dict]) -> list[str]:
+    lines = ["| model | NPU, memory mode | cycles/step | weight-stream floor | x | MAC floor | x | "
+             "ExecuTorch 1.5.1 | TFLite + Vela |", "|" + "---|" * 9]
+    for r in rows:
+        et, tfl = ANCHORS.get(r["name"], {}).get(r["cell"], ("", ""))
+        if "error" in r:
+            lines.append(f"| {r['name']} | {r['cell']} | {cell_error(r['error'])} |" + " |" * 6)
+            continue
+        step = r["cycles_per_step"]
+        lines.append(f"| {r['name']} | {r['cell']} | {step:,.0f} | {r['weight_floor']:,.0f} | "
+                     f"{step / r['weight_floor']:.2f} | {r['mac_floor']:,.0f} | "
+                     f"{step / r['mac_floor']:.1f} | {et} | {tfl} |")
+    return lines
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Cycles per recurrent step against the floors "
+                                     "(a8w8; U55 Shared_Sram, U55 Sram_Only, U85 Sram_Only)")
+    parser.add_argument("--only", default="gru,lstm_24_48,kws_lstm",
+                        help="comma-separated examples (default: gru,lstm_24_48,kws_lstm)")
+    args = parser.parse_args()
+    names = [n for n in args.only.split(",") if n]
+    known = [*RECURRENT_EXAMPLES, *FLOOR_EXAMPLES]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"not a recurrent example: {', '.join(unknown)} "
+                     f"(choose from {', '.join(known)})")
+    rows = floor_rows(names, lambda label, text: print(f"{label} {text}", flush=True))
+    print("\n".join(["", *floor_markdown(rows)]))
+
+
+if __name__ == "__main__":
+    main()

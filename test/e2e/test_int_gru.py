@@ -24,8 +24,11 @@ SCHEMES = ["a8w8", "a16w8"]
 # The issue's bar, SNR over each output on inputs not used for calibration.
 MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
 # TOSA ops per timestep and layer (both directions together), RESCALE and TABLE included.
-OPS_PER_STEP = {"a8w8": 23, "a16w8": 23}
-MAX_OPS_PER_STEP = 24
+OPS_PER_STEP = {"a8w8": 25, "a16w8": 23}
+# Issue #13's bar was 24; a8w8 takes two ops more since issue #36 (1 - z from the sigmoid
+# TABLE of the negated pre-activation: a SUB and a RESCALE instead of a third TABLE, which
+# Vela reloads at every use: Ethos-U55 5,816 -> 5,012 cycles a step, docs/ethos-u.md)
+MAX_OPS_PER_STEP = 25
 
 
 def _calibration(inputs, count=4, seed=0):
@@ -206,10 +209,12 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
         # step 0's z h0 (h0 at its own scale), and nothing else
         outside = counts[0]["tosa.rescale"] - 4 * layers * per_step["tosa.rescale"]
         assert outside == 2 * layers, counts[0]
-    # a8w8: sigmoid, tanh and 1 - sigmoid (products 3H wide); a16w8: zbar from the products
+    # a8w8: sigmoid, tanh and the sigmoid of -a_z (products 3H wide); a16w8: zbar from the
+    # products
     assert per_step["tosa.table"] == {"a8w8": 3, "a16w8": 2}[scheme]
+    assert per_step["tosa.sub"] == {"a8w8": 1, "a16w8": 0}[scheme]
     assert per_step["tosa.conv2d"] == 1
-    assert per_step["tosa.rescale"] == {"a8w8": 4, "a16w8": 6}[scheme]
+    assert per_step["tosa.rescale"] == {"a8w8": 5, "a16w8": 6}[scheme]
     assert per_step["tosa.cast"] == {"a8w8": 1, "a16w8": 0}[scheme]  # r to int32, exactly
 
 

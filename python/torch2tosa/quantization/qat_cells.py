@@ -22,7 +22,7 @@ S the int32 pre-activation scale, b = bits - 1), a GRU:
                                                        batch > 1, a MATMUL)
     xs    = RESCALE(GI_t + gh)           A over +-SIGMOID_RANGE
     r,z   = TABLE_sigmoid(xs)            A at 2^-b (int16: int32 at 2^-(b+7), then >> 7)
-    1-z   = TABLE_(1-sigmoid)(xs_z)      (int8; int16: the sigmoid of the negated z rows)
+    1-z   = TABLE_sigmoid(RESCALE(-pre_z))  (int8; int16: the sigmoid of the negated z rows)
     rgh   = MUL(r, gh_n, shift)          int32 at S
     n     = TABLE_tanh(RESCALE(GI_n + rgh))   A at the state's 2^(k-b)
     h'    = RESCALE(z h + (1 - z) n)     A at 2^(k-b)
@@ -59,7 +59,9 @@ Not simulated: the target. The state products are simulated in the CONV2D form (
 b_hn in the accumulator; after the RESCALE for two directions at batch > 1, which every
 target runs as a MATMUL); a target whose `state_product` is "weights_matmul" (Ethos-U85,
 an int8 state at batch 1 from `weights_matmul_min_width` channels) adds a GRU's b_hn after
-the RESCALE, a rounding apart (recurrent_formats.product_form).
+the RESCALE, a rounding apart (recurrent_formats.product_form), and takes an a8w8 GRU's
+1 - z from its own (negated) weights, not a TABLE on z's input (gru_formats.zbar_weights_for):
+sigmoid(-x) for 1 - sigmoid(x), a rounding of x apart.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class FakeQuantGru(FakeQuantRecurrence):
         sig_f = ste(torch.sigmoid(xs_f), sig, gate)
         z_f, z = sig_f[:, H:2 * H], sig[:, H:2 * H]
         if fmt.gates == 3:
-            zbar = table_lookup(xs[:, H:2 * H], "1-sigmoid", fmt, fmt.sigmoid_in_scale, gate)
+            xs_zbar = rescale(-pre[:, H:2 * H], s / fmt.sigmoid_in_scale, a)
+            zbar = table_lookup(xs_zbar, "sigmoid", fmt, fmt.sigmoid_in_scale, gate)
             zbar_f = ste(torch.sigmoid(-xs_f[:, H:2 * H]), zbar, gate)
         else:
             zbar_f, zbar = sig_f[:, 3 * H:], sig[:, 3 * H:]

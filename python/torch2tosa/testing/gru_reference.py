@@ -3,11 +3,14 @@ reference model bit-exact against, separately from the quantization error (docs/
 
 Every constant is derived here from the quantized op's float biases, int8 weights and scales
 (recurrent_reference's docstring), none taken from the lowering. The step (gate layout
-[r, z, n] for int8 with 1 - z from a TABLE of sigmoid(-x), [r, z, n, -z] for int16):
+[r, z, n] for int8 with 1 - z the sigmoid TABLE of the negated z pre-activation;
+[r, z, n, -z] for int16, and for int8 on a target whose state product is the weights-first
+MATMUL: `gates`):
 
     gh   = RESCALE(h W_hh^T + b_hn)       (a MATMUL: b_hn added at S after the RESCALE;
                                            recurrent_reference.uses_conv)
     sig  = TABLE_sigmoid(RESCALE(gi_t + gh))
+    1-z  = TABLE_sigmoid(RESCALE(-(gi_t + gh)_z))   (int8, G = 3; else sig's 4th block)
     n    = TABLE_tanh(RESCALE(gi_n + r gh_n))
     h'   = RESCALE(z h + (1 - z) n)
 """
@@ -21,11 +24,17 @@ from . import recurrent_reference as rr
 from .recurrent_reference import QuantizedOp
 
 
-def _layout(hidden: int, bits: int):
-    """[3H, ...] rows r, z, n -> the products' G*H: as is (int8), r, z, n, -z (int16)."""
+def _layout(hidden: int, gates: int):
+    """[3H, ...] rows r, z, n -> the products' G*H: as is (G = 3), r, z, n, -z (G = 4)."""
     def layout(m):
-        return m if bits == 8 else np.concatenate([m, -m[hidden:2 * hidden]])
+        return m if gates == 3 else np.concatenate([m, -m[hidden:2 * hidden]])
     return layout
+
+
+def gates(op: QuantizedOp) -> int:
+    """G: 4 for int16, and for int8 when the target's state product is the weights-first
+    MATMUL (zbar from its own weights, not a TABLE on z's input); else 3 (int8)."""
+    return 4 if op.bits == 16 or op.state_product == "weights_matmul" else 3
 
 
 def _first_step_bits(bits: int, ratio: float) -> int:
@@ -48,7 +57,7 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
     def layer(i, xs, init, batch):
         groups = op.layer(i)
         hidden = groups[0].w_hh.shape[1]
-        layout = _layout(hidden, bits)
+        layout = _layout(hidden, gates(op))
         folded = rec_bias = None
         if groups[0].b_ih is not None:
             folded = [g.b_ih + np.concatenate([g.b_hh[:2 * hidden], np.zeros(hidden)])
@@ -83,8 +92,9 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None) -> l
             sig_raw = rr.table(x_sig, "sigmoid", bits, sig_in, gate)
             sig = sig_raw if bits == 8 else rr.rescale(sig_raw, 2.0 ** -7, bits)
             z = sig[:, hidden:2 * hidden]
-            zbar = (rr.table(x_sig[:, hidden:2 * hidden], "1-sigmoid", bits, sig_in, gate)
-                    if bits == 8 else sig[:, 3 * hidden:])
+            zbar = (rr.table(rr.rescale(-pre[:, hidden:2 * hidden], s / sig_in, bits),
+                             "sigmoid", bits, sig_in, gate)
+                    if gates(op) == 3 else sig[:, 3 * hidden:])
             pre_n = gi_t[:, 2 * hidden:3 * hidden]
             if gh_n is not None:
                 r = sig_raw[:, :hidden]

@@ -9,17 +9,24 @@
 // COM: (2^-7 2^-7 / S = 4, shift 28); b_hn added after the RESCALE, at S = 2^-16:
 // COM: 0.25 / 2^-16 = 16384. No conv2d but the input projection. On ethos-u55-128 the same
 // COM: GRU keeps its 1x1 CONV2D (b_hn in its accumulator: 0.25 / 2^-14 = 4096), no MATMUL.
+// COM: For the weights-first MATMUL the products carry zbar's own (negated z) rows, G = 4
+// COM: (gru_formats.zbar_weights_for): 128 wide, 1 - z read from the one sigmoid TABLE, two
+// COM: TABLEs a step; on ethos-u55-128 96 wide, G = 3.
 // CHECK-LABEL: func.func @gru_a8w8_h32
-// CHECK-DAG:     %[[WT:.*]] = "tosa.const"() <{values = dense<1> : tensor<1x96x32xi8>}>
-// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<{{\[}}[{{\[}}0, 0, {{.*}}, 16384, 16384]]]> : tensor<1x1x96xi32>}>
+// COM: W_hh is all ones: rows r, z, n 1 (0x01), zbar's rows -1 (0xFF)
+// CHECK-DAG:     %[[WT:.*]] = "tosa.const"() <{values = dense<"0x0101{{[0-9A-F]*}}0101FFFF{{[0-9A-F]*}}FFFF"> : tensor<1x128x32xi8>}>
+// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<"0x{{[0-9A-F]*}}"> : tensor<1x1x128xi32>}>
 // CHECK-DAG:     %[[R28:.*]] = "tosa.const"() <{values = dense<28> : tensor<1xi8>}>
-// CHECK:         tosa.conv2d {{.*}} -> tensor<1x1x2x96xi32>
+// CHECK:         tosa.conv2d {{.*}} -> tensor<1x1x2x128xi32>
 // CHECK-NOT:     tosa.conv2d
 // CHECK:         %[[HT:.*]] = tosa.reshape {{.*}} -> tensor<1x32x1xi8>
-// CHECK:         %[[ACC:.*]] = tosa.matmul %[[WT]], %[[HT]], {{.*}} : (tensor<1x96x32xi8>, tensor<1x32x1xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x96x1xi32>
-// CHECK:         %[[ACC96:.*]] = tosa.reshape %[[ACC]], {{.*}} -> tensor<1x1x96xi32>
-// CHECK:         %[[GH:.*]] = tosa.rescale %[[ACC96]], {{.*}}, %[[R28]], {{.*}} -> tensor<1x1x96xi32>
-// CHECK:         tosa.add %[[GH]], %[[BHN]] : (tensor<1x1x96xi32>, tensor<1x1x96xi32>) -> tensor<1x1x96xi32>
+// CHECK:         %[[ACC:.*]] = tosa.matmul %[[WT]], %[[HT]], {{.*}} : (tensor<1x128x32xi8>, tensor<1x32x1xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x128x1xi32>
+// CHECK:         %[[ACC128:.*]] = tosa.reshape %[[ACC]], {{.*}} -> tensor<1x1x128xi32>
+// CHECK:         %[[GH:.*]] = tosa.rescale %[[ACC128]], {{.*}}, %[[R28]], {{.*}} -> tensor<1x1x128xi32>
+// CHECK:         tosa.add %[[GH]], %[[BHN]] : (tensor<1x1x128xi32>, tensor<1x1x128xi32>) -> tensor<1x1x128xi32>
+// CHECK-NOT:     tosa.sub
+// CHECK-COUNT-2: tosa.table
+// CHECK-NOT:     tosa.table
 // CHECK-NOT:     tosa.conv2d
 // CHECK-NOT:     tosa.matmul
 // CHECK:         return
@@ -65,12 +72,13 @@ func.func @gru_a8w8_h32(%arg0: !torch.vtensor<[1,2,2],si8>) -> (!torch.vtensor<[
 // -----
 
 // COM: quantized.mlir's GRU (hidden 2: products 6 wide, below ethos-u85-256's 96): the CONV2D,
-// COM: b_hn in its accumulator (0.25 / 2^-14 = 4096), on either target.
+// COM: b_hn in its accumulator (0.25 / 2^-14 = 4096), on either target (ethos-u85-256: G = 4,
+// COM: zbar's rows with no b_hn).
 // CHECK-LABEL: func.func @gru_a8w8
-// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096]> : tensor<6xi32>}>
+// CHECK-DAG:     %[[BHN:.*]] = "tosa.const"() <{values = dense<[0, 0, 0, 0, 4096, 4096, 0, 0]> : tensor<8xi32>}>
 // CHECK-NOT:     tosa.matmul
-// CHECK:         tosa.conv2d {{.*}} -> tensor<1x1x2x6xi32>
-// CHECK:         tosa.conv2d {{.*}}, %[[BHN]], {{.*}} -> tensor<1x1x1x6xi32>
+// CHECK:         tosa.conv2d {{.*}} -> tensor<1x1x2x8xi32>
+// CHECK:         tosa.conv2d {{.*}}, %[[BHN]], {{.*}} -> tensor<1x1x1x8xi32>
 // CHECK-NOT:     tosa.matmul
 // CHECK:         return
 // U55-LABEL: func.func @gru_a8w8

@@ -10,6 +10,7 @@ projection, h W_hh^T) are recurrent_ops'.
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from .. import tosa_builders as tb
@@ -58,8 +59,9 @@ def quantized_gru_cell(c: LayerConstants, batch: int, target=None) -> Cell:
                          fmt, None if first is None else first.n_out)
         if fmt.gates == 4:
             zbar = gate(sig, 3, hidden)
-        else:  # 1 - z = sigmoid(-x) on z's input x
-            zbar = tb.table(gate(sig_in, 1, hidden), c.zbar_table, tb.int_type(fmt.bits))
+        else:  # 1 - z = sigmoid(-a): the sigmoid TABLE again, fused into its RESCALE
+            zbar = ops.table(ops.rescale(tb.sub(zero_i32(pre), gate(pre, 1, hidden)),
+                                         c.sigmoid_in, fmt.bits), c.sigmoid_table, fmt)
         acc = tb.mul(zbar, n)  # (1 - z) n
         if h is not None:
             zh = tb.mul(gate(sig, 1, hidden), h)  # z h
@@ -73,6 +75,11 @@ def quantized_gru_cell(c: LayerConstants, batch: int, target=None) -> Cell:
 
     return Cell("gru_int", fmt.gates, ("h",), no_relayout, constants, step, project,
                 first_step=first_step if c.initial is not None else None)
+
+
+def zero_i32(like: ir.Value) -> ir.Value:
+    """An int32 zero broadcast to `like`'s rank (the minuend of a negation)."""
+    return tb.const(np.zeros([1] * len(tb.shape_of(like)), np.int64), tb.int_type(I32))
 
 
 def no_relayout(params, hidden):

@@ -21,9 +21,11 @@ A = int8 (a8w8) or int16 (a16w8), with b = 7 or 15:
 
 h' = n + z (h - n) = z h + zbar n (zbar = 1 - z) needs no subtraction and no widening of h
 or n: two int8 (int16) MULs into int32, one ADD, one RESCALE. The products' G gate blocks:
-a8w8 [r, z, n] (G = 3), zbar = TABLE_(1-sigmoid) on z's sigmoid input; a16w8
-[r, z, n, zbar] (G = 4), zbar's weights and bias z's negated (sigmoid(-a) = 1 - z), since a
-third int16 TABLE would need its own RESCALE.
+a8w8 [r, z, n] (G = 3), zbar = TABLE_sigmoid(RESCALE(-a_z)) (sigmoid(-a) = 1 - z: the
+sigmoid TABLE once more, not a third one, which Vela reloads at every use: ~300-400 cycles
+a step on Ethos-U55; the TABLE fuses into its RESCALE); a16w8, and a8w8 on a target that
+reads its recurrent weights as a tensor (`zbar_weights_for`), [r, z, n, zbar] (G = 4),
+zbar's weights and bias z's negated, since a third int16 TABLE would need its own RESCALE.
 
 One step (h given; [b] only with biases; a16w8 adds the two [16] RESCALEs of the int16
 TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]):
@@ -34,12 +36,12 @@ TABLEs' int32 results, and takes r from the sigmoid's int32 result, so skips [8]
     pre   = ADD(gi_t, gh)
     sig   = TABLE_sigmoid(x = RESCALE(pre))            A [rows,1,GH]              ([16])
     r, z  = 2 slices of sig;  r32 = CAST(r)            [8]
-    zbar  = TABLE_(1-sigmoid)(slice(x, z))  (a8w8);  slice(sig, zbar)  (a16w8)
+    zbar  = TABLE_sigmoid(RESCALE(SUB(0, slice(pre, z))))  (G = 3);  slice(sig, zbar)  (G = 4)
     rgh   = MUL(r32, slice(gh, n), shift b)            int32, scale S   (a16w8: shift 22)
     n     = TABLE_tanh(RESCALE(ADD(slice(GI, n), rgh)))                          ([16])
     h'    = RESCALE(ADD(MUL(z, h), MUL(zbar, n)))      A, scale 2^(k-b)
 
-(The CONV2D form has b_hn in the conv's bias, so no [b] ADD: 23 ops for either scheme.)
+(The CONV2D form has b_hn in the conv's bias, so no [b] ADD: 24 ops for G = 3, 23 for G = 4.)
 The input projection is hoisted: GI = RESCALE_c(CONV2D(x - zx, W_ih) + B) for all
 timesteps, B the folded biases in the projection's accumulator (scale sx * c_ih[j]: a conv
 bias, where an ADD after the RESCALE would read a [T, GH] int32 broadcast from flash on
@@ -68,19 +70,38 @@ from .recurrent_formats import (DirectionParams, Formats, Product, Projection, p
 
 @dataclass(frozen=True)
 class GruFormats(Formats):
+    # a8w8 with zbar's own weights (G = 4, as a16w8): the target reads its recurrent weights
+    # as a tensor, not as a stream (`zbar_weights_for`)
+    zbar_weights: bool = False
+
     @property
     def gates(self) -> int:
-        """G, the gate blocks of the products: a8w8 [r, z, n], its 1 - z from a second int8
-        TABLE on z's input (saves a quarter of the recurrent weights, which Ethos-U55 reads
-        from flash every step); a16w8 [r, z, n, zbar] (an int16 TABLE's result needs a
-        RESCALE, so a second TABLE would cost two ops a step)."""
-        return 3 if self.bits == 8 else 4
+        """G, the gate blocks of the products: a8w8 [r, z, n], its 1 - z from the sigmoid
+        TABLE of z's negated pre-activation (saves a quarter of the recurrent weights, which
+        Ethos-U55 reads from flash every step); a16w8, and a8w8 with `zbar_weights`,
+        [r, z, n, zbar] (an int16 TABLE's result needs a RESCALE, so a second TABLE would
+        cost two ops a step; on Ethos-U85 the negation and its TABLE cost more than 32 more
+        channels of its MATMUL, `zbar_weights_for`)."""
+        return 4 if self.bits == 16 or self.zbar_weights else 3
 
     @property
     def gate_shift(self) -> int:
         """MUL shift of r * gh_n: the scale of r as MUL sees it (int8 2^-7; the int16 TABLE's
         int32 result 2^-22)."""
         return self.frac if self.bits == 8 else self.frac + 7
+
+
+def zbar_weights_for(bits: int, state_product: str) -> bool:
+    """Whether an a8w8 GRU takes zbar's own weights (G = 4) for a target whose state product
+    is `state_product` (Target.state_product): yes for the weights-first MATMUL. Vela reads
+    that MATMUL's constant operand as a tensor (Ethos-U85: ~0.06 cycles a MAC more: GRU(16,
+    32) 298 -> 376 cycles), while the negation, its RESCALE and TABLE cost ~480 a step
+    there (GRU(16, 32): 1,420 -> 937 cycles a step). On Ethos-U55 the CONV2D's weights
+    stream (from flash under Shared_Sram, ~1 byte a cycle) or go through its weight decoder
+    (Sram_Only): G = 4 took 6,252 and 1,758 cycles a step (Shared_Sram, Sram_Only) against
+    the negated sigmoid's 5,012 and 1,655 (docs/ethos-u.md). The integer references take the same rule
+    (testing/gru_reference.gates)."""
+    return bits == 8 and state_product == "weights_matmul"
 
 
 def formats(bits: int, k: int = 0, zero_point: int = 0) -> GruFormats:
@@ -116,7 +137,6 @@ class LayerConstants:
     out: qm.Rescale  # int32 z h + zbar n (2^-2b) -> A (2^-b)
     sigmoid_table: np.ndarray
     tanh_table: np.ndarray
-    zbar_table: np.ndarray | None  # 1 - sigmoid (G = 3): int8, on z's sigmoid input
     initial: InitialStep | None = None  # step 0 from a given h0 at its own scale
 
     @property
@@ -133,12 +153,10 @@ def _gates(m: np.ndarray, hidden: int, fmt: GruFormats, negate_zbar: bool = True
 
 
 def _tables(fmt: GruFormats):
-    """(sigmoid, tanh, 1 - sigmoid or None) TABLE contents."""
+    """(sigmoid, tanh) TABLE contents."""
     sig = table("sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale)
     tanh = table("tanh", fmt, fmt.tanh_in_scale, fmt.state_scale)
-    zbar = (table("1-sigmoid", fmt, fmt.sigmoid_in_scale, fmt.gate_scale) if fmt.gates == 3
-            else None)
-    return sig, tanh, zbar
+    return sig, tanh
 
 
 def _recurrent(directions: Sequence[DirectionParams], fmt: GruFormats, hidden: int,
@@ -190,7 +208,7 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: GruFormats, in_sca
             folded.append(f)
         bias_n = qm.bias_int32(np.stack([d.b_hh[2 * hidden:] for d in directions]), s,
                                1.0).astype(np.int64)
-    sig, tanh, zbar = _tables(fmt)
+    sig, tanh = _tables(fmt)
     same = h0_scale is None or np.isclose(h0_scale, fmt.state_scale, rtol=1e-7, atol=0)
     return LayerConstants(
         fmt=fmt, hidden=hidden,
@@ -201,6 +219,6 @@ def prepare_layer(directions: Sequence[DirectionParams], fmt: GruFormats, in_sca
         sigmoid_in=qm.rescale_params(s / fmt.sigmoid_in_scale, f"{what}: sigmoid input"),
         tanh_in=qm.rescale_params(s / fmt.tanh_in_scale, f"{what}: tanh input"),
         out=qm.rescale_params(fmt.gate_scale, f"{what}: state"),
-        sigmoid_table=sig, tanh_table=tanh, zbar_table=zbar,
+        sigmoid_table=sig, tanh_table=tanh,
         initial=None if same else _initial_step(directions, fmt, h0_scale, hidden, what),
     )

@@ -93,6 +93,9 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
     c_qp = _result_qparams(rop, roles, "c", bits, zero_point_zero=bits == 16)
     if rop.kind.aten == "lstm":
         fmt = replace(fmt, cell_boundary=_cell_scale(rop, c_qp))
+    if rop.kind.aten == "gru":
+        fmt = replace(fmt, zbar_weights=gru_formats.zbar_weights_for(bits,
+                                                                    target.state_product))
     h0 = initial[0]
     layers = []
     in_scale, in_zp = x_qp.scalar_scale, x_qp.scalar_zero_point
