@@ -1,7 +1,7 @@
 """a16w8's int16 TABLEs against the PT2E model, and the models issue #32 names for them.
 
     python bench/int16_tables.py sweep        # log/log10/sqrt/rsqrt over every int16 code
-    python bench/int16_tables.py models       # NSNet2, |conv|, stepped LSTM/GRU cells (SNR)
+    python bench/int16_tables.py models [names]  # NSNet2, |conv|, stepped LSTM/GRU cells (SNR)
 
 sweep: each function at input/output scales as PT2E calibrates them for inputs in [1e-4, R]
 (symmetric int16: sx = R / 32767; sy from f's range over the calibrated inputs), the
@@ -151,6 +151,17 @@ def measure(name, model, shapes, scheme, target, draw=torch.randn, calibration=8
           + ", ".join(f"{v:.1f}" for v in pt2e) + " |", flush=True)
 
 
+def _big(model: nn.Module) -> nn.Module:
+    """Weights x2 and the forget gate's bias +3 (an LSTM's c grows past +-4, as trained
+    LSTMs' does)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.mul_(2.0)
+            if name.endswith("bias_ih") or name.endswith("bias_ih_l0"):
+                p[p.shape[0] // 4:p.shape[0] // 2] += 3.0
+    return model
+
+
 def models(which=None) -> None:
     from torch2tosa.examples.field import FIELD
 
@@ -168,8 +179,13 @@ def models(which=None) -> None:
         "magnitude": lambda: (Magnitude(), [(1, 4, 64)], torch.randn),
         "lstm cell loop": lambda: (LstmCellLoop(), [(1, 10, 16)], torch.randn),
         "lstm layer": lambda: (LstmLayer(), [(1, 10, 16)], torch.randn),
+        "lstm cell loop, c past +-4": lambda: (_big(LstmCellLoop(16, 32, 40)), [(1, 40, 16)],
+                                               torch.randn),
+        "lstm layer, c past +-4": lambda: (_big(LstmLayer(16, 32)), [(1, 40, 16)], torch.randn),
         "gru cell loop": lambda: (GruCellLoop(), [(1, 10, 16)], torch.randn),
         "gru states": lambda: (GruStates(), [(1, 10, 16)], torch.randn),
+        "rnnoise published (gru states)": lambda: (FIELD["rnnoise"].build("published")[0],
+                                                   [(1, 16, 42)], torch.randn),
     }
     schemes = {"nsnet2 small": ("a8w8", "a16w8"), "nsnet2 published": ("a8w8", "a16w8"),
                "magnitude": ("a8w8", "a16w8")}

@@ -67,7 +67,9 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (zero fill or not) and c_n (a cell's cx, c') share c's
                                   boundary format (`cell_state`: a power of two calibrated
                                   over every c_t, which also sets the tanh(c) TABLE's input
-                                  range).
+                                  range); a cell's c0 and c' int16 whatever the scheme
+                                  (`stepped_cell_state`: a loop of cells hands c on every
+                                  step, where a layer keeps it in int32).
 
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
 on the input edge). Anything else (comparisons, integer ops) stays float, with a
@@ -301,6 +303,8 @@ class TosaQuantizer(Quantizer):
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
         inputs = self._recurrent_inputs(x, states, kind)
+        if kind == "lstm" and self.scheme.stepped_cell_state is not None:
+            inputs[states[1]] = self.scheme.stepped_cell_state  # c' shares it (below)
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
