@@ -217,7 +217,3 @@ def _error(p: Plan, codes: np.ndarray, exact: np.ndarray) -> np.ndarray:
     ratio = float(p.rescale.multiplier[0]) * 2.0 ** -float(p.rescale.shift[0])
     return np.abs(np.clip(lookup(codes, p) * ratio, I16_MIN, I16_MAX) - exact)
 
-
-def int16_table_reference(codes, fn, in_scale: float, out_scale: float) -> np.ndarray:
-    """y = fn(x) for int16 codes as the lowering computes it (bench and tests)."""
-    return reference(codes, plan(fn, in_scale, out_scale))
