@@ -304,3 +304,51 @@ def test_quantized_lstm_loop_form_on_ethos_u55_is_a_clear_error_tosa_INT():
                                               "TOSA controlflow extension, which target "
                                               "'ethos-u55-128' .* use gru_form='unrolled'"):
         torch2tosa.compile(quantized, inputs, target="ethos-u55-128", gru_form="loop")
+
+
+# --- a cell stepped by the model's own loop -------------------------------------------------
+
+
+class _SteppedLstmCell(torch.nn.Module):
+    """nn.LSTMCell(16, 32) called once per frame in a Python loop (a streaming VAD's form),
+    the outputs stacked; weights x2 and the forget gate's bias +3, so that c grows past +-4
+    over the frames, as a trained LSTM's does."""
+
+    def __init__(self, steps: int):
+        super().__init__()
+        self.cell, self.steps = torch.nn.LSTMCell(16, 32), steps
+        with torch.no_grad():
+            for name, p in self.cell.named_parameters():
+                p.mul_(2.0)
+                if name == "bias_ih":
+                    p[32:64] += 3.0
+
+    def forward(self, x):
+        h = c = torch.zeros(x.shape[0], 32)
+        outs = []
+        for t in range(self.steps):
+            h, c = self.cell(x[:, t], (h, c))
+            outs.append(h)
+        return torch.stack(outs, 1)
+
+
+def test_stepped_lstm_cell_keeps_c_in_int16_tosa_INT():
+    """An LSTMCell stepped in a loop hands c to the next step through its boundary format:
+    int16 under a8w8 too (Scheme.stepped_cell_state), as wide as the layer's c needs: 33.1
+    dB here, where an int8 c (c's range 2^kc in 256 codes) gives 27.2 (19.6 over 40 frames,
+    where the nn.LSTM layer of the same weights is at 28.3); check() ok, every lstm_cell's
+    c' int16."""
+    torch.manual_seed(1)
+    model = _SteppedLstmCell(steps=16).eval()
+    torch.manual_seed(0)
+    calibration = [(torch.randn(1, 16, 16),) for _ in range(8)]
+    quantized = torch2tosa.quantize(model, calibration, scheme="a8w8", progress=False)
+    compiled = torch2tosa.compile(quantized, calibration[0], target="ethos-u55-128")
+    held_out = [(torch.randn(1, 16, 16),) for _ in range(2)]
+    assert min(compiled.float_snr_db(held_out)) >= 30.0
+    assert compiled.check(*held_out[0]).ok
+    q = torch.ops.quantized_decomposed.quantize_per_tensor.default
+    cells = [n for n in quantized.graph.nodes if n.target is torch.ops.aten.lstm_cell.default]
+    c_types = {u.args[5] for n in cells for item in n.users if item.args[1] == 1
+               for u in item.users if u.target is q}
+    assert c_types == {torch.int16}, c_types

@@ -222,6 +222,8 @@ def _qat_scheme(scheme: Scheme) -> _QatScheme:
         fields = {f.name: _fake_quant(getattr(scheme, f.name), f.name in _STATE_FORMATS)
                   for f in dataclasses.fields(scheme)}
         fields["trained_state"] = _fake_quant(trained_state(scheme.activation.dtype), True)
+        # FakeQuantCell simulates c at the activation type (qat_cells): a cell's c as a layer's
+        fields["stepped_cell_state"] = None
         _QAT_SCHEMES[scheme.name] = _QatScheme(**fields)
     return _QAT_SCHEMES[scheme.name]
 

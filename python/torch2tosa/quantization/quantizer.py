@@ -67,7 +67,10 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (zero fill or not) and c_n (a cell's cx, c') share c's
                                   boundary format (`cell_state`: a power of two calibrated
                                   over every c_t, which also sets the tanh(c) TABLE's input
-                                  range).
+                                  range); a cell's c0 and c' int16 whatever the scheme
+                                  (`stepped_cell_state`: a loop of cells hands c on every
+                                  step, where a layer keeps it in int32); a cell's h input
+                                  that is the previous cell's h' shares its format.
 
 Model inputs are quantized where they feed an annotated op (prepare puts the observer
 on the input edge). Anything else (comparisons, integer ops) stays float, with a
@@ -301,6 +304,13 @@ class TosaQuantizer(Quantizer):
         if not (_is_float(x) and all(_is_float(s) for s in states)):
             return
         inputs = self._recurrent_inputs(x, states, kind)
+        if kind == "lstm" and self.scheme.stepped_cell_state is not None:
+            inputs[states[1]] = self.scheme.stepped_cell_state  # c' shares it (below)
+        if states[0] is not (states[1] if len(states) > 1 else None) \
+                and _cell_state_result(states[0]) and _output_annotated(states[0]):
+            # h from the previous step's cell: its format as it is (a layer's h between
+            # steps), not requantized into an observed one of its own every step
+            inputs[states[0]] = SharedQuantizationSpec(states[0])
         for w in (w_ih, w_hh):
             if isinstance(w, Node) and _is_float(w):
                 inputs[w] = self.scheme.weight(0)
@@ -605,6 +615,16 @@ def _is_float(node) -> bool:
 def _annotated(node: Node) -> bool:
     annotation = node.meta.get(Q_ANNOTATION_KEY)
     return annotation is not None and annotation._annotated
+
+
+def _cell_state_result(node: Node) -> bool:
+    """Whether `node` is a recurrent cell's h' (a GRU / RNN cell's result, an LSTM cell's
+    getitem 0)."""
+    if node.op == "call_function" and node.target is operator.getitem and node.args[1] == 0:
+        node = node.args[0]
+        return isinstance(node, Node) and node.target is aten.lstm_cell.default
+    return node.op == "call_function" and node.target in RECURRENT_CELL_OPS \
+        and node.target is not aten.lstm_cell.default
 
 
 def _output_annotated(node: Node) -> bool:

@@ -63,6 +63,11 @@ class Scheme:
     # calibrated (TrainedStateObserver) instead of fixed, so that a state narrower than
     # [-1, 1) gets the finer format training then adapts to. None: the fixed `state`.
     trained_state: QuantizationSpec | None = None
+    # An LSTM cell's c0 and c' (aten.lstm_cell, stepped by the model's own loop): int16
+    # whatever the scheme, as wide as the layer's c needs between steps (a layer keeps c in
+    # int32 inside the recurrence; a cell hands it to the next step through this format).
+    # None: `cell_state` (a16w8, where that is int16 already; quantization-aware training).
+    stepped_cell_state: QuantizationSpec | None = None
 
     def weight(self, ch_axis: int) -> QuantizationSpec:
         return _weight_spec(ch_axis)
@@ -242,7 +247,9 @@ def _scheme(name: str, description: str, dtype: torch.dtype, qscheme, observer) 
                   _observed(dtype, StateObserver), _initial_state(dtype),
                   _observed(dtype, WideStateObserver),
                   _observed(dtype, ReluStateObserver, torch.per_tensor_affine),
-                  _observed(dtype, CellStateObserver))
+                  _observed(dtype, CellStateObserver),
+                  stepped_cell_state=None if dtype == torch.int16 else
+                  _observed(torch.int16, CellStateObserver))
 
 
 SCHEMES: dict[str, Scheme] = {

@@ -8,10 +8,11 @@ many steps from the PT2E model once a recurrence feeds the output. `CompiledMode
 compares INT graphs with it by default.
 
 An int16 TABLE (a16w8's nonlinearities: 513 entries) interpolates f linearly over segments
-of 128 input codes, where the PT2E model computes f exactly; `table_int16` runs the TABLE
-and RESCALE that quant_math builds for f at the node's scales (f from the node's own op, the
-entries rebuilt here, not read from the graph) with TOSA's integer semantics, so a recurrence
-after it reads the graph's very codes (a steep f, log near 0, is many steps from f itself).
+of 128 input codes, where the PT2E model computes f exactly; `table_int16` runs the TABLEs
+and RESCALE that `table16.plan` builds for f at the node's scales (f from the node's own op,
+the entries rebuilt here, not read from the graph; log, sqrt, rsqrt split over ranges of
+the input) with TOSA's integer semantics, so a recurrence after it reads the graph's very
+codes (within a step of f itself, one rounding apart now and then).
 
 A recurrence's input is read as the codes of its input's quantization (the dequantize in
 front of it holds them exactly), its given initial states at their own formats; its results
@@ -28,6 +29,7 @@ import numpy as np
 import torch
 
 from ..lowering.integer import quant_math as qm
+from ..lowering.integer import table16
 from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
 
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
@@ -201,11 +203,10 @@ _TABLE16_OPS = {aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten
 
 
 def table_int16(node: torch.fx.Node, args: Sequence):
-    """y = f(x) of an int16 x and y (zero point 0) as TOSA's 513-entry TABLE computes it: f
-    at x_i = (128 i - 32768) sx, x's code u read as segment (u + 32768) >> 7 and fraction
-    ((u + 32768) & 127) / 128 of it, linearly between the segment's ends (balanced: f(x_i)
-    less half the chord's error at the midpoint); f saturated to +-2^16 sy (log of 0, 1/0).
-    None when `node` is not such an op."""
+    """y = f(x) of an int16 x and y (zero point 0) as the graph computes it: TOSA's 513-entry
+    TABLEs, f at x_i = (128 i - 32768) sx / 2^s, a code read as segment and fraction of
+    its level's (CLAMP, times 2^s), the lookups added, RESCALEd (`table16`). None when
+    `node` is not such an op."""
     pow_ = node.target is aten.pow.Tensor_Scalar and args[1] not in (2, 3)
     if node.target not in _TABLE16_OPS and not pow_:
         return None
@@ -216,21 +217,16 @@ def table_int16(node: torch.fx.Node, args: Sequence):
             or out[1] != "i16":
         return None
     scale = float(x_node.args[1])
-    bound = 2.0**16 * out[0].scale
 
-    def f(x: torch.Tensor) -> np.ndarray:
-        y = node.target(x, *args[1:]).numpy()
-        return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return node.target(x, *args[1:])
 
-    def f64(values: np.ndarray) -> np.ndarray:
-        return f(torch.from_numpy(values))
-
-    # the 513 entries and the RESCALE of quant_math's int16 TABLE for f at these scales
-    # (built from f and the scales here, not read from the lowering), run as TOSA runs them
-    table, rescale = qm.table_int16_rescaled(f64, scale, out[0].scale, "emulation")
+    # the TABLEs (one, or one per input range where f is steep) and RESCALE that table16
+    # plans for f at these scales (built from f and the scales here, not read from the
+    # lowering), run as TOSA runs them
+    plan = table16.plan(f, scale, out[0].scale, "emulation")
     codes = torch.round(args[0].to(torch.float64) / scale).numpy().astype(np.int64)
-    y = qm.rescale_reference(qm.table_reference(codes, table), rescale, 0, 0, "i16", False)
-    y = y.astype(np.float64) * out[0].scale
+    y = table16.reference(codes, plan).astype(np.float64) * out[0].scale
     return torch.from_numpy(y).to(args[0].dtype)
 
 

@@ -38,7 +38,10 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
     m_scale = 2.0 ** (o_shift - 2 * raw)
     hq = rr.state(op)
     # tanh(c)'s input: over c's boundary range, at most g's tanh range
-    tanh_c = tanh_in if op.cell_format is None else min(op.cell_format.scale, tanh_in)
+    # (an LSTM cell's int16 c under a8w8: its range over 2^b)
+    cf = op.cell_format
+    tanh_c = tanh_in if cf is None else min(cf.scale * 2.0 ** ((cf.bits or bits) - bits),
+                                            tanh_in)
     if c0 is not None:
         c0q = op.initial["c0"]
         c0 = rr.rescale(c0, c0q.scale / sc, "i32", in_zp=c0q.zero_point)
@@ -97,6 +100,6 @@ def reference(op: QuantizedOp, x: np.ndarray, h0: np.ndarray | None = None,
 
     out, finals = rr.run(op, x, {"h0": h0, "c0": c0}, layer)
     cq = op.results.get("c")
-    finals["c"] = None if cq is None else rr.rescale(finals["c"], sc / cq.scale, bits,
-                                                     out_zp=cq.zero_point)
+    finals["c"] = None if cq is None else rr.rescale(finals["c"], sc / cq.scale,
+                                                     cq.bits or bits, out_zp=cq.zero_point)
     return rr.results(op, out, finals)

@@ -35,6 +35,7 @@ TYPES = {8: "i8", 16: "i16"}
 class Quant:
     scale: float
     zero_point: int = 0
+    bits: int | None = None  # its codes' type when it is not the op's (an LSTM cell's c)
 
 
 @dataclass
@@ -117,8 +118,10 @@ def read_pt2e(graph_module, kind: str, index: int = 0, cell: bool = False) -> Qu
 
     x, hx = node.args[:2]
     states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
-    quantized = {name: Quant(float(s.args[1]), int(s.args[2]))
-                 for name, s in zip(("h0", "c0"), states) if s.target is dq}
+    def quant(n):  # a dequantize's or quantize's format (its type: an LSTM cell's int16 c)
+        return Quant(float(n.args[1]), int(n.args[2]), 8 if n.args[5] == torch.int8 else 16)
+
+    quantized = {name: quant(s) for name, s in zip(("h0", "c0"), states) if s.target is dq}
     initial = {name: quantized[name] for name, s in zip(("h0", "c0"), states)
                if name in quantized and not zero(s)}
     bits = 8 if x.args[5] == torch.int8 else 16
@@ -146,7 +149,7 @@ def read_pt2e(graph_module, kind: str, index: int = 0, cell: bool = False) -> Qu
         users = item.users if item.target is operator.getitem else [item]
         for u in users:
             if u.target is q and roles[i] not in results:
-                results[roles[i]] = Quant(float(u.args[1]), int(u.args[2]))
+                results[roles[i]] = quant(u)
     cell_format = quantized.get("c0", results.get("c"))
     return QuantizedOp(kind, bits, Quant(float(x.args[1]), int(x.args[2])), groups, layers,
                        bidirectional, batch_first, cell, initial, results, cell_format)
@@ -324,6 +327,6 @@ def results(op: QuantizedOp, out: np.ndarray, finals: dict) -> list:
     """PyTorch's results: (output, h_n[, c_n]), a cell's (h'[, c']); states [L*D, B, *] (a
     cell's [B, *])."""
     states = [finals[name] for name in finals]
-    if op.is_cell:
-        return [s[0] for s in states]
+    if op.is_cell:  # (a c' no quantize reads: None, as for a layer's c_n)
+        return [None if s is None else s[0] for s in states]
     return [out, *states]

@@ -47,6 +47,7 @@ from ...support.diagnostics import UnsupportedError
 from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant, int_list
 from . import quant_math as qm
+from . import table16
 from .qparams import QParams, dequantized
 
 # Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
@@ -761,25 +762,28 @@ def _table_int16(x: ir.Value, qp: QParams, out: QParams, fn, what: str, target) 
 
     Entry i is f at x_i = (128 i - 32768 - zx) sx, balanced (qm.table_int16): TABLE
     interpolates between x_i and x_i+1 with the low 7 bits of the input, so an int16 input
-    code gets f's chord over a 128-code segment. With the table at (about) the output's scale, the
-    lookup is within 1/2 step (entry rounding) plus half the chord error of f(x) / sy before
-    the final rounding: one step of the PT2E model's round(f(x) / sy) when that error is
-    below 1/2 step, which holds for f'' * (128 sx)^2 / 16 < sy / 2."""
+    code gets f's chord over a 128-code segment: within one step of the PT2E model's
+    round(f(x) / sy) where f is smooth. Where it is not (log, sqrt, rsqrt next to 0), the
+    codes there are CLAMPed out, multiplied by 2^s and looked up in tables of their own,
+    the lookups ADDed (`table16`: the plan and why it is exact)."""
     require_int16_tables(what, target)
     if qp.scalar_zero_point or out.scalar_zero_point:
         raise UnsupportedError(f"{what}: int16 activations must have zero point 0 (input "
                                f"{qp.scalar_zero_point}, output {out.scalar_zero_point})")
-    import torch
-
-    bound = 2.0**16 * out.scalar_scale  # beyond int16 at the output's scale: saturates
-
-    def f(values: np.ndarray) -> np.ndarray:  # float64 numpy; log(<= 0), 1/0: saturated
-        y = fn(torch.from_numpy(values)).numpy()
-        return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
-
-    values, rescale = qm.table_int16_rescaled(f, qp.scalar_scale, out.scalar_scale,
-                                              f"{what}: int16 TABLE output")
-    return tb.rescale(tb.table(x, values, tb.int_type(32)), rescale, out.elem())
+    plan = table16.plan(fn, qp.scalar_scale, out.scalar_scale, f"{what}: int16 TABLE output")
+    i16, i32 = tb.int_type(16), tb.int_type(32)
+    total = None
+    for level in plan.levels:
+        v = x
+        if (level.lo, level.hi) != (table16.I16_MIN, table16.I16_MAX):
+            v = tb.clamp(v, level.lo, level.hi)
+        if level.shift:  # c 2^s, exact: the level's codes times 2^s stay within int16
+            v = tb.rescale(v, qm.rescale_params(2.0**level.shift, what), i16)
+        looked = tb.table(v, level.entries, i32)
+        total = looked if total is None else tb.add(total, looked)
+    if plan.offset:
+        total = tb.add(total, tb.scalar(plan.offset, i32, len(tb.shape_of(x))))
+    return tb.rescale(total, plan.rescale, out.elem())
 
 
 def require_int16_tables(what: str, target) -> None:

@@ -87,12 +87,14 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
     bits = SCHEME_BITS[scheme]
     _check_target(rop, scheme, target, kind)
     # by position: h0 (a cell's hx), then an LSTM's c0
-    initial = [_initial_state(rop, name, value, bits) for name, value in rop.initial]
+    c_bits = _cell_bits(rop, bits)
+    initial = [_initial_state(rop, name, value, c_bits if i == 1 else bits)
+               for i, (name, value) in enumerate(rop.initial)]
     roles = _result_roles(rop)
     fmt = _state_format(rop, kind, bits, roles, initial[0] is not None)
-    c_qp = _result_qparams(rop, roles, "c", bits, zero_point_zero=bits == 16)
+    c_qp = _result_qparams(rop, roles, "c", c_bits, zero_point_zero=c_bits == 16)
     if rop.kind.aten == "lstm":
-        fmt = replace(fmt, cell_boundary=_cell_scale(rop, c_qp))
+        fmt = replace(fmt, cell_boundary=_cell_scale(rop, c_qp, bits))
     if rop.kind.aten == "gru":
         fmt = replace(fmt, zbar_weights=gru_formats.zbar_weights_for(bits,
                                                                     target.state_product))
@@ -137,8 +139,9 @@ def integer_plan(rop: RecurrentOp, target: Target) -> Plan:
                 out.append(_dequantize(r, "i32", fmt.cell_scale, 0))
             else:
                 ratio = qm.rescale_params(fmt.cell_scale / c_qp.scalar_scale, "c_n")
-                out.append(_dequantize(rescale(r, ratio, bits, output_zp=c_qp.scalar_zero_point),
-                                       c_qp.int_type, c_qp.scalar_scale, c_qp.scalar_zero_point))
+                c_n = rescale(r, ratio, c_bits, output_zp=c_qp.scalar_zero_point)
+                out.append(_dequantize(c_n, c_qp.int_type, c_qp.scalar_scale,
+                                       c_qp.scalar_zero_point))
         return out
 
     operand_ops = [tb.defining_op(v) for v in rop.op.operands[:6 if rop.is_cell else 3]]
@@ -194,13 +197,25 @@ def _initial_state(rop: RecurrentOp, what: str, value: ir.Value, bits: int):
     return found
 
 
-def _cell_scale(rop: RecurrentOp, c_qp: QParams | None) -> float | None:
-    """An LSTM's c at its boundary: c0's scale (quantized even when zero: torch2tosa.quantize
-    gives it c's format), else c_n's, else unknown."""
+def _cell_bits(rop: RecurrentOp, bits: int) -> int:
+    """The bits of an LSTM's c at its boundary: the activations' (`bits`), or 16 for a cell
+    whose c0 is int16 (torch2tosa.quantize's a8w8 gives a stepped cell's c that format,
+    Scheme.stepped_cell_state; a cell quantized otherwise keeps c at the activation type)."""
+    if rop.kind.aten != "lstm" or not rop.is_cell:
+        return bits
     found = dequantized(rop.initial[1][1])
-    if found is not None and found[1].axis is None:
-        return found[1].scalar_scale
-    return None if c_qp is None else c_qp.scalar_scale
+    return 16 if found is not None and found[1].int_type == "i16" else bits
+
+
+def _cell_scale(rop: RecurrentOp, c_qp: QParams | None, bits: int) -> float | None:
+    """An LSTM's c at its boundary: c0's scale (quantized even when zero: torch2tosa.quantize
+    gives it c's format), else c_n's, else unknown; as the range / 2^(bits - 1) of the
+    activations' type (an int16 c under a8w8: its scale times 2^8)."""
+    found = dequantized(rop.initial[1][1])
+    qp = found[1] if found is not None and found[1].axis is None else c_qp
+    if qp is None:
+        return None
+    return qp.scalar_scale * 2.0 ** (int(qp.int_type[1:]) - bits)
 
 
 def _result_roles(rop: RecurrentOp) -> list[str]:
