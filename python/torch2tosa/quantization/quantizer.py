@@ -94,6 +94,7 @@ from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .decompose_layers import decompose_layers
+from .decompose_movement import decompose_movement
 from .decompose_ops import decompose_ops
 from .layer_schemes import LayerSchemes
 from .schemes import SCHEMES, Scheme
@@ -187,6 +188,7 @@ class TosaQuantizer(Quantizer):
         (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
+        decompose_movement(model)           # strided slices, gathers, resampling
         decompose_ops(model)
         sm.decompose_softmax(model)
         # What the rewrites read only to match (a mask now a constant, the pieces of an RMS
