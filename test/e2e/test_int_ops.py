@@ -108,3 +108,24 @@ def test_decompose_movement_rewrites_tosa_INT():
     assert set(steps) <= {1}, steps
     for got, want in zip(graph(*inputs), model(*inputs), strict=True):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+class _Norm(nn.Module):
+    def forward(self, x):
+        return (x / torch.linalg.vector_norm(x, dim=1, keepdim=True),
+                torch.linalg.vector_norm(x))
+
+
+def test_decompose_ops_vector_norm_tosa_INT():
+    """linalg_vector_norm (ord 2) -> sqrt(sum(x * x)): no norm left, the float result kept."""
+    from torch2tosa.frontend.importer import export
+    from torch2tosa.quantization.decompose_ops import decompose_ops
+
+    model, inputs = _Norm().eval(), (torch.randn(2, 6, 5),)
+    graph = export(model, inputs).module()
+    decompose_ops(graph)
+    targets = [n.target for n in graph.graph.nodes if n.op == "call_function"]
+    assert torch.ops.aten.linalg_vector_norm.default not in targets
+    assert targets.count(torch.ops.aten.sqrt.default) == 2, targets
+    for got, want in zip(graph(*inputs), model(*inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)

@@ -125,12 +125,16 @@ def _built(names: tuple, scheme: str, target: str) -> Built:
     return built
 
 
+def _on(key) -> pytest.MarkDecorator:
+    """One xdist group per combined model (`--dist loadgroup`): one worker builds it."""
+    return pytest.mark.xdist_group("operators-" + "-".join(key))
+
+
 def _cases():
-    return [pytest.param(n, s, id=f"{n}-{s}") for s in operators.SCHEMES for n in ROWS
-            if _runs(n, s)]
+    return [pytest.param(n, s, id=f"{n}-{s}", marks=_on(_group(n, s)))
+            for s in operators.SCHEMES for n in ROWS if _runs(n, s)]
 
 
-@pytest.mark.xdist_group("operator_list")
 @pytest.mark.parametrize("name,scheme", _cases())
 def test_operator_row_tosa_INT(name, scheme):
     """The row's output in its scheme's combined model: within the steps of the PT2E model,
@@ -139,8 +143,8 @@ def test_operator_row_tosa_INT(name, scheme):
     _built(GROUPS[key], *key).check(name)
 
 
-@pytest.mark.xdist_group("operator_list")
-@pytest.mark.parametrize("key", [k for k in GROUPS if GROUPS[k]], ids="-".join)
+@pytest.mark.parametrize("key", [pytest.param(k, id="-".join(k), marks=_on(k))
+                                 for k in GROUPS if GROUPS[k]])
 def test_operator_rows_vela_tosa_INT(key):
     """No float op left, 0 CPU ops on each NPU the combined model's rows reach."""
     _built(GROUPS[key], *key).vela(VELA[key])
