@@ -189,7 +189,8 @@ class TosaQuantizer(Quantizer):
         with integer lowerings (decompose_layers), then data movement (decompose_movement:
         strided slices, gathers by constant indices, upsampling), then var/std, products
         with a constant, divisions of two activations and stack (decompose_ops), then
-        softmax / log_softmax (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
+        softmax / log_softmax (decompose_softmax), in both schemes (a16w8's exp and log are
+        int16 TABLEs)."""
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
         decompose_movement(model)           # strided slices, gathers, resampling
