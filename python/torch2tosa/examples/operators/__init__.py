@@ -24,8 +24,8 @@ from . import elementwise, executorch, movement, reductions
 from .row import (ACCELERATORS, INPUT_SHAPE, OPERAND_SHAPE, RUNS, SCHEMES, Between, Op, Row,
                   op)
 
-__all__ = ["executorch", "ACCELERATORS", "INPUT_SHAPE", "OPERAND_SHAPE", "RUNS", "SCHEMES", "Between", "Op",
-           "Row", "op", "rows", "by_name"]
+__all__ = ["ACCELERATORS", "INPUT_SHAPE", "OPERAND_SHAPE", "RUNS", "SCHEMES", "Between", "Op",
+           "Row", "executorch", "op", "rows", "by_name"]
 
 
 def rows() -> list[Row]:
