@@ -1,7 +1,7 @@
-"""What the registry and the default pipeline say, the docs say too: docs/passes.md and the
-pipeline diagram in README.md and docs/architecture.md are generated, and these tests fail
-when a copy is stale. Every relative link of README.md and docs/*.md resolves, anchor
-included."""
+"""What the registry, the default pipeline and the operator list say, the docs say too:
+docs/passes.md, the pipeline diagram in README.md and docs/architecture.md and the INT
+operator table in docs/support.md are generated, and these tests fail when a copy is stale.
+Every relative link of README.md and docs/*.md resolves, anchor included."""
 
 import re
 from pathlib import Path
@@ -23,6 +23,14 @@ def test_docs_passes_md_matches_registry():
 def test_docs_pipeline_diagram_matches_default_pipeline(path):
     text = path.read_text()
     assert text == gen_docs.with_pipeline(text), f"{path.name}'s pipeline is stale: {REGENERATE}"
+
+
+def test_docs_operator_table_matches_operator_list():
+    """docs/support.md's INT operator table is the operator list's (rows, limits, ExecuTorch's
+    support, notes)."""
+    text = gen_docs.OPERATORS_DOC.read_text()
+    assert text == gen_docs.with_operators(text), (
+        f"support.md's operator table is stale: {REGENERATE}")
 
 
 def test_docs_pipeline_diagram_names_every_default_pass():

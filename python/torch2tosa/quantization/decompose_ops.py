@@ -12,6 +12,8 @@ model computes what the integer graph computes:
                                          s * 1 / (N - correction)         no op (the
                                                                           scale only)
     std(...)                          -> sqrt(var(...))                   a TABLE
+    linalg_vector_norm(x, 2, dims)    -> sqrt(sum(x * x, dims))            MUL, REDUCE_SUM,
+                                                                          a TABLE
     matmul / mm(x, W), W a constant   -> linear(x, W^T): a 1x1 conv2d with int8 weights
     2-D matrix (or W @ x: transposed     per output channel
     around it)
@@ -196,6 +198,23 @@ def _stack(model: GraphModule, node: Node) -> bool:
     return replace_node(model, node, y)
 
 
+def _vector_norm(model: GraphModule, node: Node) -> bool:
+    """linalg_vector_norm(x, 2, dims, keepdim): sqrt(sum(x * x, dims, keepdim))."""
+    x = node.args[0]
+    if _arg(node, 1, "ord", 2) != 2 or node.kwargs.get("dtype") is not None:
+        return False
+    shape = shape_of(x)
+    dims = _arg(node, 2, "dim", None)
+    dims = [dims] if isinstance(dims, int) else dims
+    dims = sorted({d % len(shape) for d in dims}) if dims else list(range(len(shape)))
+    with model.graph.inserting_before(node):
+        new = NodeBuilder(model, node)
+        total = new(aten.sum.dim_IntList, (new(aten.mul.Tensor, (x, x)), dims,
+                                           _arg(node, 3, "keepdim", False)))
+        y = new(aten.sqrt.default, (total,))
+    return replace_node(model, node, y)
+
+
 def _dropout(model: GraphModule, node: Node) -> bool:
     """dropout(x, p, train) in eval mode (train False, or p 0): x."""
     if _arg(node, 2, "train", True) and _arg(node, 1, "p", 0.5):
@@ -207,6 +226,7 @@ _REWRITES = {aten.stack.default: _stack, aten.var.dim: _variance, aten.var.corre
              aten.std.dim: _variance, aten.std.correction: _variance,
              aten.matmul.default: _matmul, aten.mm.default: _matmul,
              aten.einsum.default: _einsum, aten.div.Tensor: _division,
+             aten.linalg_vector_norm.default: _vector_norm,
              **{op: _dropout for op in (aten.dropout.default, aten.feature_dropout.default,
                                         aten.alpha_dropout.default,
                                         aten.feature_alpha_dropout.default)}}

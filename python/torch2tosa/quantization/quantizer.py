@@ -35,6 +35,9 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   with a constant operand, a / b  decompose_ops.py) into mean, sub, mul, sum [, sqrt], a
   of two activations, stack       linear or grouped conv1d, reciprocal and mul,
                                   unsqueezes and a cat
+  strided slice, roll, unfold,    rewritten first (`transform_for_annotation`, see
+  gathers by constant indices,    decompose_movement.py) into slices, reshapes, cats and
+  upsampling, reflect pad, alias  constant linears (the interpolation matrices)
   softmax, log_softmax            decomposed first (`transform_for_annotation`, see
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
@@ -97,6 +100,7 @@ from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from .decompose_layers import decompose_layers
+from .decompose_movement import decompose_movement
 from .decompose_ops import decompose_ops
 from .layer_schemes import LayerSchemes
 from .schemes import SCHEMES, Scheme
@@ -185,11 +189,14 @@ class TosaQuantizer(Quantizer):
 
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """split/chunk, GLU, unfoldable batch norm and scaled dot-product attention become ops
-        with integer lowerings (decompose_layers), then var/std, products with a constant,
-        divisions of two activations and stack (decompose_ops), then softmax / log_softmax
-        (decompose_softmax), in both schemes (a16w8's exp and log are int16 TABLEs)."""
+        with integer lowerings (decompose_layers), then data movement (decompose_movement:
+        strided slices, gathers by constant indices, upsampling), then var/std, products
+        with a constant, divisions of two activations and stack (decompose_ops), then
+        softmax / log_softmax (decompose_softmax), in both schemes (a16w8's exp and log are
+        int16 TABLEs)."""
         model.graph.eliminate_dead_code()  # e.g. the attention weights nn.MultiheadAttention
         decompose_layers(model)             # averages for a caller that drops them
+        decompose_movement(model)           # strided slices, gathers, resampling
         decompose_ops(model)
         sm.decompose_softmax(model)
         # What the rewrites read only to match (a mask now a constant, the pieces of an RMS

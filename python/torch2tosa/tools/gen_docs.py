@@ -1,7 +1,8 @@
-"""Generate what the pass registry and the default pipeline already say, so no copy can drift:
-docs/passes.md (every pass: flag, description, options, owned aten ops, ordering rules, the
-first paragraph of its module's docstring) and the default-pipeline diagram in README.md and
-docs/architecture.md (between PIPELINE markers).
+"""Generate what the pass registry, the default pipeline and the operator list already say, so
+no copy can drift: docs/passes.md (every pass: flag, description, options, owned aten ops,
+ordering rules, the first paragraph of its module's docstring), the default-pipeline diagram
+in README.md and docs/architecture.md (between PIPELINE markers) and the INT operator table
+in docs/support.md (between OPERATORS markers, from torch2tosa.examples.operators).
 
     python -m torch2tosa.tools.gen_docs            # rewrite them
     python -m torch2tosa.tools.gen_docs --check    # exit 1 if any is stale
@@ -28,6 +29,11 @@ PIPELINE_DOCS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "architecture.md"
 PIPELINE_BEGIN = ("<!-- BEGIN PIPELINE (generated from the default pipeline by "
                   "`python -m torch2tosa.tools.gen_docs`) -->")
 PIPELINE_END = "<!-- END PIPELINE -->"
+# The file holding the generated INT operator table between these markers.
+OPERATORS_DOC = REPO_ROOT / "docs" / "support.md"
+OPERATORS_BEGIN = ("<!-- BEGIN OPERATORS (generated from torch2tosa.examples.operators by "
+                   "`python -m torch2tosa.tools.gen_docs`) -->")
+OPERATORS_END = "<!-- END OPERATORS -->"
 # What the upstream stages of the default pipeline do.
 UPSTREAM = {
     "torch-match-quantized-custom-ops": "torch-mlir: quantize/dequantize as torch ops",
@@ -144,6 +150,38 @@ def with_pipeline(text: str) -> str:
     return text[:begin] + PIPELINE_BEGIN + "\n" + render_pipeline() + "\n" + text[end:]
 
 
+def render_operators() -> str:
+    """The INT operator table: a row per operator row, each NPU and scheme "NPU" (0 CPU ops,
+    checked by test/e2e/test_operator_list.py) or the row's one-line limit."""
+    from ..examples import operators
+
+    rows = operators.rows()
+    columns = [("a8w8", "ethos-u55-128"), ("a8w8", "ethos-u85-256"), ("a16w8", "ethos-u85-256")]
+
+    def cell(row, scheme, accelerator):
+        if scheme == "a16w8" and not row.a16w8:
+            return "not checked"
+        text = row.limit.get(f"{accelerator}/{scheme}", row.limit.get(accelerator))
+        return "NPU" if text is None else f"limit: {text}"
+
+    both = sum(all(cell(r, s, a) == "NPU" for s, a in columns[:2]) for r in rows)
+    lines = [f"{both} of {len(rows)} rows reach both NPUs in a8w8 with 0 CPU ops; "
+             f"{sum(cell(r, *columns[2]) == 'NPU' for r in rows)} are checked in a16w8 on "
+             "the Ethos-U85 too.", "",
+             "| row | aten ops | U55 a8w8 | U85 a8w8 | U85 a16w8 | ExecuTorch (Ethos-U INT) "
+             "| note |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        aten = ", ".join(f"`{op}`" for op in row.aten)
+        cells = " | ".join(cell(row, s, a).replace("|", "\\|") for s, a in columns)
+        lines.append(f"| {row.name} | {aten} | {cells} | {row.executorch} | {row.note} |")
+    return "\n".join(lines)
+
+
+def with_operators(text: str) -> str:
+    begin, end = text.index(OPERATORS_BEGIN), text.index(OPERATORS_END)
+    return text[:begin] + OPERATORS_BEGIN + "\n" + render_operators() + "\n" + text[end:]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torch2tosa.tools.gen_docs",
                                      description=__doc__.splitlines()[0])
@@ -152,6 +190,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     outputs = {args.output: render(),
                **{path: with_pipeline(path.read_text()) for path in PIPELINE_DOCS}}
+    outputs[OPERATORS_DOC] = with_operators(OPERATORS_DOC.read_text())
     if args.check:
         stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
         for path in stale:

@@ -6,7 +6,8 @@ One list feeds three readers, so they cannot drift apart:
   Ethos-U NPUs, checked on the TOSA reference model, Vela with 0 CPU ops) or, for a row
   with a `limit`, the one-line error that names the hardware limit;
 - docs/support.md's operator table (`python -m torch2tosa.tools.gen_docs`);
-- bench/ (the coverage figure).
+- test_operator_list.py's check against ExecuTorch's Arm INT list (executorch.py): every op
+  there has a row.
 
 Every row's module is `op(a, b)` between layers: `a` and `b` are two Conv1d(8, 16, 3) of
 the same input `[1, 8, 32]` (so `[1, 16, 30]` each, activations of their own scales), and
@@ -19,12 +20,12 @@ normalizations, products of activations, pooling).
 
 from __future__ import annotations
 
-from . import elementwise, movement, reductions
+from . import elementwise, executorch, movement, reductions
 from .row import (ACCELERATORS, INPUT_SHAPE, OPERAND_SHAPE, RUNS, SCHEMES, Between, Op, Row,
                   op)
 
 __all__ = ["ACCELERATORS", "INPUT_SHAPE", "OPERAND_SHAPE", "RUNS", "SCHEMES", "Between", "Op",
-           "Row", "op", "rows", "by_name"]
+           "Row", "executorch", "op", "rows", "by_name"]
 
 
 def rows() -> list[Row]:

@@ -25,8 +25,9 @@ class Row:
     name: the test id (unique).
     aten: the aten operator(s) the module exercises, as `torch.export` names them.
     module: a factory of the nn.Module of (a, b) -> [1, 16, W].
-    executorch: what ExecuTorch's Arm backend (1.5.1, backends/arm/operator_support) does with
-        it on Ethos-U in INT: "U55, U85", "U85", or "no" (not in its list).
+    executorch: what ExecuTorch's Arm backend does with it on Ethos-U in INT (executorch.py:
+        where that was read): "U55, U85", "U85", a restriction in words, or "no" (not in its
+        list: left to the CPU).
     snr_db: the least SNR against the float model in a8w8 (random weights); a16w8 rows are
         held to A16W8_SNR_DB.
     a16w8: whether the row is checked in a16w8 on the Ethos-U85 too.
@@ -34,7 +35,8 @@ class Row:
         scheme's default.
     pt2e_margin_db: dB the compiled graph may sit below the PT2E model's own SNR.
     limit: {accelerator: the one-line error's text} for an NPU that cannot run the row (a
-        hardware limit): the row's test expects that error instead of a graph.
+        hardware limit), in every scheme ("ethos-u55-128") or one ("ethos-u85-256/a16w8"):
+        the row's test expects that error (from the compile or from Vela) instead of a graph.
     note: what the docs table says beside the row (the lowering, or the limit's reason).
     """
 
