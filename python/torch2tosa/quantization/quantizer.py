@@ -90,6 +90,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
+from ..lowering.integer import table_functions
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
@@ -121,6 +122,8 @@ TABLE_OPS = {
     aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }
+# and every unary float function lowering/integer/table_functions.py lists (one entry each)
+TABLE_OPS |= {getattr(aten, name).default for name in table_functions.TABLED}
 # Own input and output scales, computed as a whole by the integer lowering (norms with
 # integer statistics, PReLU with per-channel slopes).
 NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm.default,

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from ..lowering.integer import quant_math as qm
+from ..lowering.integer import table_functions
 from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
 
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
@@ -191,13 +192,12 @@ def integer_layer(graph_module, node: torch.fx.Node, args: Sequence):
 
 
 aten = torch.ops.aten
-# Unary ops an int16 input and output make an int16 TABLE (quantizer.TABLE_OPS and the
-# other TABLE users; x^2 and x^3 are exact MULs, softmax is decomposed before).
-_TABLE16_OPS = {aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
-                aten.exp.default, aten.log.default, aten.log10.default, aten.log2.default,
-                aten.log1p.default, aten.hardswish.default, aten.hardsigmoid.default,
-                aten.elu.default, aten.reciprocal.default, aten.sqrt.default,
-                aten.rsqrt.default, aten.softplus.default, aten.mish.default}
+# Unary ops an int16 input and output make an int16 TABLE: the functions of
+# lowering/integer/table_functions.py but the step functions (int8 only) and x^2 (an exact
+# MUL, as x^3; softmax is decomposed before), and those with arguments besides x.
+_TABLE16_OPS = {getattr(aten, name).default for name in table_functions.TABLED
+                if name not in table_functions.STEP_FUNCTIONS | {"square"}}
+_TABLE16_OPS |= {aten.softplus.default, aten.leaky_relu.default}
 
 
 def table_int16(node: torch.fx.Node, args: Sequence):

@@ -47,6 +47,7 @@ from ...support.diagnostics import UnsupportedError
 from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant, int_list
 from . import quant_math as qm
+from . import table_functions as tf
 from .qparams import QParams, dequantized
 
 # Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
@@ -649,41 +650,9 @@ def _prelu(values, slope: float):
 # --- nonlinearities as tables ----------------------------------------------------------------
 
 
-def _table_functions():
-    import torch
-    import torch.nn.functional as F
-
-    return {
-        "torch.aten.sigmoid": torch.sigmoid,
-        "torch.aten.tanh": torch.tanh,
-        "torch.aten.exp": torch.exp,
-        "torch.aten.log": torch.log,
-        "torch.aten.log10": torch.log10,
-        "torch.aten.log2": torch.log2,
-        "torch.aten.log1p": torch.log1p,
-        "torch.aten.reciprocal": torch.reciprocal,
-        "torch.aten.gelu": F.gelu,
-        "torch.aten.silu": F.silu,
-        "torch.aten.hardswish": F.hardswish,
-        "torch.aten.hardsigmoid": F.hardsigmoid,
-        "torch.aten.elu": F.elu,
-        "torch.aten.sqrt": torch.sqrt,
-        "torch.aten.rsqrt": torch.rsqrt,
-        "torch.aten.mish": F.mish,
-        "torch.aten.square": torch.square,
-        "torch.aten.neg": torch.neg,
-        "torch.aten.abs": torch.abs,
-    }
-
-
-TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.aten.log",
-             "torch.aten.reciprocal",
-             "torch.aten.gelu", "torch.aten.silu", "torch.aten.hardswish",
-             "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu",
-             "torch.aten.sqrt", "torch.aten.rsqrt", "torch.aten.pow.Tensor_Scalar",
-             "torch.aten.softplus", "torch.aten.mish")
-TABLE_OPS += ("torch.aten.log10", "torch.aten.log2", "torch.aten.log1p")
-TABLE_OPS += ("torch.aten.square", "torch.aten.neg", "torch.aten.abs")
+# one TABLE per function of table_functions.TABLED; the ops with arguments besides x too
+TABLE_OPS = (*tf.op_names(), "torch.aten.leaky_relu", "torch.aten.pow.Tensor_Scalar",
+             "torch.aten.softplus")
 
 
 def lower_table(op, out, target=None):
@@ -720,7 +689,7 @@ def lower_table(op, out, target=None):
             op.operands[1:4], ("alpha", "scale", "input_scale")))
         fn = lambda t: torch.ops.aten.elu(t, alpha, scale, input_scale)  # noqa: E731
     else:
-        fn = _table_functions()[op.name]
+        fn = tf.function(op.name.removeprefix("torch.aten."))
     return _table_of(op, out, target, fn)
 
 
@@ -732,6 +701,11 @@ def _table_of(op, out: QParams, target, fn) -> ir.Value:
         raise UnsupportedError(f"{what}: input ({qp.int_type}) and output ({out.int_type}) must "
                                f"have the same integer type for a TABLE")
     if qp.int_type == "i16":
+        if tf.is_step(op.name):
+            raise UnsupportedError(
+                f"{what}: a step function of int16 activations (scheme 'a16w8') has no TABLE "
+                f"lowering: an int16 TABLE interpolates over 128 input codes per entry, across "
+                f"the steps; quantize it with scheme='a8w8'")
         return _table_int16(x, qp, out, fn, what, target)
     values = qm.table_int8(fn, qp.scalar_scale, qp.scalar_zero_point, out.scalar_scale,
                            out.scalar_zero_point, out.qmin, out.qmax)
