@@ -94,6 +94,7 @@ from ..lowering.integer import table_functions
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
+from . import mask_rules
 from .decompose_layers import decompose_layers
 from .decompose_ops import decompose_ops
 from .layer_schemes import LayerSchemes
@@ -152,6 +153,7 @@ SHARED_OPS = {
     aten.contiguous.default, aten.dropout.default, operator.getitem,
     aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
+    aten.amin.default,
 } | FUSABLE_ACTIVATIONS
 # Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
 SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
@@ -230,6 +232,9 @@ class TosaQuantizer(Quantizer):
                 self._annotate_sum(node)
             elif target in UNARY_OPS:
                 self._annotate_table(node)
+            elif target in mask_rules.MASK_OPS and mask_rules.annotate_mask(
+                    node, self.scheme.activation):
+                pass
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)) \
                     or (target in SAME_DTYPE_OPS and _same_dtype(node)):
                 self._annotate_shared(node)
