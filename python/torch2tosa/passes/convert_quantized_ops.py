@@ -304,7 +304,8 @@ def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -
     rewriter.erase_op(producer)
     erase_unused(rewriter, [op for op in operands if op is not None and op.name in
                             (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct",
-                             "torch.aten.scalar_tensor")]  # where's number (a -inf fill)
+                             "torch.aten.scalar_tensor",  # where's number (a -inf fill)
+                             "torch.aten.clone")]  # a constant created in forward, copied
                  + masks)
 
 

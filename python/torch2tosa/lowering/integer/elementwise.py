@@ -614,7 +614,7 @@ def lower_prelu(op, out, target=None):
            = MAXIMUM(xq, 0) + MUL(MINIMUM(x, 0), A, shift t) (slopes on both sides of 1)
         then RESCALE by sx 2^-q / sy: 5 ops (7 with mixed slopes)."""
     what = "aten.prelu"
-    slopes = dense_constant(op.operands[1])
+    slopes = dense_constant(_through_copies(op.operands[1]))
     if slopes is None:
         raise UnsupportedError(f"{what}: the slopes must be constants in a quantized graph")
     slopes = np.asarray(slopes, np.float64).reshape(-1)
@@ -639,6 +639,17 @@ def lower_prelu(op, out, target=None):
         zero = tb.const(np.zeros([1] * len(shape)), tb.int_type(32))
         y = tb.add(tb.maximum(xq, zero), tb.mul(tb.minimum(x1, zero), a_const, t))
     return _from_int32(y, qp.scalar_scale * 2.0**-q / out.scalar_scale, out, what)
+
+
+def _through_copies(value: ir.Value) -> ir.Value:
+    """A constant created in forward (`F.prelu(x, torch.tensor([0.25]))`) is a literal that
+    export lifts and copies (clone, lift_fresh_copy, detach): the literal."""
+    op = tb.defining_op(value)
+    while op is not None and op.name in ("torch.aten.clone", "torch.aten.lift_fresh_copy",
+                                         "torch.aten.detach", "torch.aten._to_copy"):
+        value = op.operands[0]
+        op = tb.defining_op(value)
+    return value
 
 
 def _prelu(values, slope: float):
