@@ -41,6 +41,7 @@ import math
 import torch
 from torch.fx import GraphModule, Node
 
+from .decompose_cumsum import cumsum_as_linear
 from .graph_nodes import (NodeBuilder, constant_value, is_float, replace_node, rewrite_nodes,
                           shape_of)
 
@@ -207,6 +208,7 @@ _REWRITES = {aten.stack.default: _stack, aten.var.dim: _variance, aten.var.corre
              aten.std.dim: _variance, aten.std.correction: _variance,
              aten.matmul.default: _matmul, aten.mm.default: _matmul,
              aten.einsum.default: _einsum, aten.div.Tensor: _division,
+             aten.cumsum.default: cumsum_as_linear,  # decompose_cumsum.py
              **{op: _dropout for op in (aten.dropout.default, aten.feature_dropout.default,
                                         aten.alpha_dropout.default,
                                         aten.feature_alpha_dropout.default)}}
