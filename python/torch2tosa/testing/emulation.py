@@ -207,7 +207,9 @@ def table_int16(node: torch.fx.Node, args: Sequence):
     less half the chord's error at the midpoint); f saturated to +-2^16 sy (log of 0, 1/0).
     None when `node` is not such an op."""
     pow_ = node.target is aten.pow.Tensor_Scalar and args[1] not in (2, 3)
-    if node.target not in _TABLE16_OPS and not pow_:
+    # PReLU of one slope is a TABLE (per-channel slopes: MUL and MAXIMUM, exact)
+    prelu = node.target is aten.prelu.default and args[1].numel() == 1
+    if node.target not in _TABLE16_OPS and not pow_ and not prelu:
         return None
     x_node = node.args[0]
     out = _output_format(node)
@@ -219,7 +221,8 @@ def table_int16(node: torch.fx.Node, args: Sequence):
     bound = 2.0**16 * out[0].scale
 
     def f(x: torch.Tensor) -> np.ndarray:
-        y = node.target(x, *args[1:]).numpy()
+        rest = [a.to(x.dtype) if isinstance(a, torch.Tensor) else a for a in args[1:]]
+        y = node.target(x, *rest).numpy()
         return np.clip(np.nan_to_num(y, nan=-bound, posinf=bound, neginf=-bound), -bound, bound)
 
     def f64(values: np.ndarray) -> np.ndarray:
