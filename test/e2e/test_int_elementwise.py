@@ -87,12 +87,17 @@ def _built(scheme: str, target: str) -> Built:
     return Built(RUNS[scheme, target], scheme, target)
 
 
+def _group(scheme: str, target: str):
+    """One xdist group per model (make test runs --dist loadgroup): one worker builds it."""
+    return pytest.mark.xdist_group(f"int_elementwise-{scheme}-{target}")
+
+
 def _cases():
-    return [pytest.param(name, scheme, target, id=f"{name}-{scheme}-{target}")
+    return [pytest.param(name, scheme, target, id=f"{name}-{scheme}-{target}",
+                         marks=_group(scheme, target))
             for (scheme, target), names in RUNS.items() for name in names]
 
 
-@pytest.mark.xdist_group("int_elementwise")
 @pytest.mark.parametrize("name,scheme,target", _cases())
 def test_elementwise_op_tosa_INT(name, scheme, target):
     """The row's output: within the steps of the emulated integer graph, its SNR bar, and
@@ -100,8 +105,8 @@ def test_elementwise_op_tosa_INT(name, scheme, target):
     _built(scheme, target).check(name)
 
 
-@pytest.mark.xdist_group("int_elementwise")
-@pytest.mark.parametrize("scheme,target", list(RUNS), ids=[f"{s}-{t}" for s, t in RUNS])
+@pytest.mark.parametrize("scheme,target", [
+    pytest.param(s, t, id=f"{s}-{t}", marks=_group(s, t)) for s, t in RUNS])
 def test_elementwise_vela_tosa_INT(scheme, target):
     """No float op left, 0 CPU ops on the NPUs (the a8w8 U55 graph on both)."""
     built = _built(scheme, target)

@@ -1,5 +1,6 @@
 """TosaQuantizer's rules for masks: comparisons of activations and what reads them.
 
+    argmax(x, dim).float()         its own observer (x is read as its dequantized codes)
     m = (x <cmp> c).float()        the comparison stays unannotated (it reads x's
     (to.dtype / _to_copy /         dequantized codes, as the integer lowering compares the
     type_as of a bool)             codes); the conversion's output is [0, 1] at fixed
@@ -35,6 +36,10 @@ def annotate_mask(node: Node, act) -> bool:
     """Annotates `node` (one of MASK_OPS) by the rules above; False when no rule applies."""
     if node.target in TO_FLOAT:
         x = node.args[0]
+        if isinstance(x, Node) and x.target == aten.argmax.default \
+                and isinstance(x.args[0], Node) and _is_float(x.args[0]) and _is_float(node):
+            _annotate(node, {}, act)  # the index as a quantized float: its own observer
+            return True
         if not (isinstance(x, Node) and x.meta["val"].dtype == torch.bool
                 and x.target in COMPARISONS and _is_float(node)):
             return False

@@ -99,6 +99,10 @@ ROWS += [
         note="GREATER of both at one int32 scale, SELECT"),
     Row("amin", ("aten.amin",), op(lambda a, b: a - torch.amin(a, 1, keepdim=True)),
         "U55, U85", 25.0, a16w8=True, note="REDUCE_MIN"),
+    # Vela reads no TOSA ARGMAX: REDUCE_MAX, a key per index (SUB, MINIMUM, MUL, ADD), REDUCE_MIN
+    Row("argmax", ("aten.argmax", "aten.to"),
+        op(lambda a, b: a * torch.argmax(a, 1, keepdim=True).float()), "no", 25.0, a16w8=True,
+        note="the first index of REDUCE_MAX's value by a REDUCE_MIN of index keys (no ARGMAX)"),
     Row("prelu_forward_slope", ("aten.prelu",),
         op(lambda a, b: F.prelu(a, torch.tensor([0.25]))), "U55, U85", a16w8=True,
         note="a slope created in forward is a constant: a TABLE"),

@@ -64,6 +64,9 @@ def comparison_of(value: ir.Value) -> ir.Operation | None:
 def lower_mask(op, out: QParams, target=None) -> ir.Value:
     """(x <cmp> c).float() (or of x and y) at the output's parameters: see the module doc."""
     what = op.name.removeprefix("torch.")
+    source = tb.defining_op(op.operands[0])
+    if source is not None and source.name == "torch.aten.argmax":
+        return lower_argmax(source, op, out)
     cmp = _comparison(op.operands[0], what)
     rank = len(_result_shape(op))
     one = int(np.clip(np.round(1.0 / out.scalar_scale) + out.scalar_zero_point, out.qmin,
@@ -108,6 +111,42 @@ def lower_where(op, out: QParams, target=None) -> ir.Value:
     t32, f32 = (tb.rescale(v, qm.rescale_params(1.0), tb.int_type(32)) for v in (on_true, on_false))
     y = tb.add(f32, tb.mul(m, tb.sub(t32, f32)))
     return tb.rescale(y, qm.rescale_params(1.0), out.elem())
+
+
+def lower_argmax(argmax: ir.Operation, op: ir.Operation, out: QParams) -> ir.Value:
+    """argmax(x, dim).float() at the output's parameters, without TOSA ARGMAX (Vela reads no
+    ARGMAX): on the codes of x along dim (n of them, first index of the largest, as PyTorch),
+
+        d = REDUCE_MAX(x) - x >= 0 (int32), key = n MINIMUM(d, 1) + index (< 2n)
+        argmax = REDUCE_MIN(key as int8), RESCALE by 1 / sy to the output
+
+    (a maximum's key is its index, any other's n + its index): MAXIMUM/MINIMUM, SUB, MUL,
+    ADD and the reductions, which both Ethos-U run."""
+    what = "aten.argmax"
+    x, qp = quantized_operand(argmax.operands[0], what)
+    shape = tb.shape_of(x)
+    if tb.defining_op(argmax.operands[1]).name == "torch.constant.none":
+        raise UnsupportedError(f"{what}: an argmax over every dim (dim=None) is not supported "
+                               f"in a quantized graph; give the dim")
+    dim = int(constant(argmax.operands[1], f"{what}: dim")) % len(shape)
+    n = shape[dim]
+    if 2 * n > 128:
+        raise UnsupportedError(f"{what}: dim {dim} has {n} elements; an integer argmax takes up "
+                               f"to 64")
+    x32 = tb.rescale(x, qm.rescale_params(1.0), tb.int_type(32), input_zp=qp.scalar_zero_point)
+    top = tb.rescale(tb.reduce_max(x, dim), qm.rescale_params(1.0), tb.int_type(32),
+                     input_zp=qp.scalar_zero_point)
+    rank = len(shape)
+    ones = tb.scalar(1, tb.int_type(32), rank)
+    index_shape = [1] * rank
+    index_shape[dim] = n
+    index = tb.const(np.arange(n).reshape(index_shape), tb.int_type(32))
+    key = tb.add(tb.mul(tb.minimum(tb.sub(top, x32), ones), tb.scalar(n, tb.int_type(32), rank)),
+                 index)
+    first = tb.reduce_min(tb.rescale(key, qm.rescale_params(1.0), tb.int_type(8)), dim)
+    y = tb.rescale(first, qm.rescale_params(1.0 / out.scalar_scale, what), out.elem(),
+                   output_zp=out.scalar_zero_point)
+    return tb.reshape(y, _result_shape(op))
 
 
 def _comparison(value: ir.Value, what: str) -> ir.Operation:
@@ -228,14 +267,16 @@ def mask_producers(op: ir.Operation) -> list[ir.Operation]:
     it), the number it compares with
     (full_like(empty_strided(...)), scalar_tensor) and the dequantize ops it reads."""
     found = []
+    source = tb.defining_op(op.operands[0]) if len(op.operands) else None
+    if source is not None and source.name == "torch.aten.argmax":
+        found += _assertions(source)
+        found += [o for o in (source, tb.defining_op(source.operands[0])) if o is not None]
     for value in op.operands:
         cmp = comparison_of(value)
         if cmp is None:
             continue
         found.append(cmp)
-        # export's dtype assertion on the boolean (no result: erased first)
-        found += [use.owner.operation for use in cmp.results[0].uses
-                  if use.owner.operation.name == "torch.aten._assert_tensor_metadata"]
+        found += _assertions(cmp)
         for operand in cmp.operands:
             producer = tb.defining_op(operand)
             while producer is not None and producer.name in (
@@ -245,3 +286,9 @@ def mask_producers(op: ir.Operation) -> list[ir.Operation]:
                 producer = tb.defining_op(producer.operands[0]) \
                     if producer.name == "torch.aten.full_like" else None
     return found
+
+
+def _assertions(op: ir.Operation) -> list[ir.Operation]:
+    """export's dtype assertions on `op`'s result (no result of their own: erased first)."""
+    return [use.owner.operation for use in op.results[0].uses
+            if use.owner.operation.name == "torch.aten._assert_tensor_metadata"]
