@@ -32,6 +32,8 @@ model computes what the integer graph computes:
                                          their fixed or power-of-two format, which a stack
                                          annotated whole (one observer) replaced; the integer
                                          graph is the same RESHAPEs and CONCAT
+    cumsum(x, dim)                    -> linear(x, tril(ones)) on the last dim
+                                         (decompose_cumsum.py)
 """
 
 from __future__ import annotations

@@ -22,8 +22,12 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   sum over dims                   input x's own parameters, output act (an int32
                                   REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
-  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2)
-  softplus, mish, square, neg, abs
+  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2): every function of
+  softplus, mish, square, neg,    lowering/integer/table_functions.py
+  abs, erf, sin, sign, floor, ...
+  (x <cmp> c).float(), where,     see mask_rules.py (a mask's conversion [0, 1] at fixed
+  masked_fill, argmax().float()   parameters; where's operands act; masked_fill shares x's)
+  amin                            shares x's observer (as amax)
   layer / group / instance /      input act, output act, weight and bias float: the
   RMS norm, PReLU                 lowering computes the statistics in int32 and folds
                                   the weights in (lowering/integer/norms.py)

@@ -30,9 +30,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               (int32 accumulator for int8 and int16) without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
-    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/square/neg/abs/...: a 256-entry int8
-              TABLE, its entries computed by `quant_math.table_int8` exactly as the PT2E
-              model computes f (int16 square: one MUL, as pow 2);
+    f(x)      the functions of table_functions.py (sigmoid, tanh, erf, sin, sign, floor, ...)
+              and leaky_relu/pow/softplus: a 256-entry int8 TABLE, its entries computed by
+              `quant_math.table_int8` exactly as the PT2E model computes f (int16 square: one
+              MUL, as pow 2; int16 step functions: none, an error);
               int16 (a16w8, EXT-INT16): y = RESCALE(TABLE513(x), 2^-7), the table at the
               output's scale (see `_table_int16`); an error on targets whose TABLE is int8
               only (ethos-u55-128)
