@@ -4,11 +4,10 @@ integer graph is one 1x1 CONV2D with int8 weights (1 is the code 127 of the per-
 scale 1/127: exact), an int32 accumulator and one RESCALE, and the PT2E model computes the
 same. A dim other than the last is transposed to the end and back.
 
-Chosen over a chain of n - 1 ADDs of slices (each an int32 ADD with its RESCALEs, then a
-CONCAT): the product is one NPU op on either Ethos-U (Vela: 0 CPU ops, the same op count as
-any Conv1d), where the chain is O(n) elementwise ops; the two forms' cycles were not
-measured against each other. Its weight grows as n^2 (int8): sequences longer than
-MAX_LENGTH are left as they are.
+Chosen over a chain of n - 1 ADDs of slices (y_t = y_{t-1} + x_t, then a CONCAT) by Vela's
+cycles on both Ethos-U NPUs (bench/cumsum_forms.py, docs/benchmark.md): the product is one
+NPU op, the chain O(n) elementwise ops, several times slower for every length measured. Its
+weight grows as n^2 (int8): dims longer than MAX_LENGTH are left as they are.
 
 `decompose_ops.py` lists it among its rewrites (`TosaQuantizer.transform_for_annotation`).
 """
