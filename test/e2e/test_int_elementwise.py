@@ -35,6 +35,9 @@ STEPS = {"a8w8": (1, 0.999), "a16w8": (1, 0.999)}
 PT2E_MARGIN_DB = 1.0
 # test_int_ops.py's 32 dB, but for clamp(a, -0.5, 0.5), whose PT2E model has 32.3 dB
 A16W8_SNR = 30.0
+# a mask flips where a value is within a step of the threshold, in int16 as in int8: the
+# PT2E model's own SNR is as low (25-28 dB in a16w8 with some weights); their a8w8 bar holds
+MASKS = ("sign", "mask_float", "where", "masked_fill", "mask_of_activations")
 
 # the rows of the first list, which test_int_ops.py runs
 FIRST_LIST = ("square", "neg", "abs", "minimum", "maximum", "relu6", "clamp_min", "clamp_max")
@@ -73,7 +76,7 @@ class Built:
         i = self.names.index(name)
         row, out = ROWS[name], self.report.outputs[i]
         max_steps, within = row.steps or STEPS[self.scheme]
-        bar = row.snr_db if self.scheme == "a8w8" else A16W8_SNR
+        bar = row.snr_db if self.scheme == "a8w8" or name in MASKS else A16W8_SNR
         failures = checking.Thresholds(max_steps, within, bar).failures(
             out.max_steps, out.within_one_step, out.float_snr_db)
         assert not failures, (name, failures, out)

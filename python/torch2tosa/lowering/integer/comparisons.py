@@ -292,3 +292,27 @@ def _assertions(op: ir.Operation) -> list[ir.Operation]:
     """export's dtype assertions on `op`'s result (no result of their own: erased first)."""
     return [use.owner.operation for use in op.results[0].uses
             if use.owner.operation.name == "torch.aten._assert_tensor_metadata"]
+
+
+def lower_sign_int16(op: ir.Operation, out: QParams, target) -> ir.Value:
+    """sign(x) of int16 x (zero point 0, so the code's sign is the value's):
+    SELECT(x > 0, code of 1, SELECT(0 > x, code of -1, 0)) with GREATER on the codes; exact.
+    Targets without SELECT have no int16 TABLE either (the Ethos-U55): an error there."""
+    what = "aten.sign"
+    x, qp = quantized_operand(op.operands[0], what)
+    if target is not None and not target.select:
+        raise UnsupportedError(
+            f"{what}: int16 activations (scheme 'a16w8') need TOSA GREATER and SELECT, which "
+            f"target '{target.name}' does not run ({target.description}): quantize with "
+            f"scheme='a8w8' for this target")
+    if qp.scalar_zero_point or out.scalar_zero_point:
+        raise UnsupportedError(f"{what}: int16 activations must have zero point 0")
+    rank = len(tb.shape_of(x))
+    x32 = tb.rescale(x, qm.rescale_params(1.0), tb.int_type(32))
+    zero32 = tb.scalar(0, tb.int_type(32), rank)
+    bool_type = tb.tensor_type(tb.shape_of(x), ir.IntegerType.get_signless(1))
+    codes = [int(np.clip(np.round(v / out.scalar_scale), out.qmin, out.qmax)) for v in (1, -1)]
+    negative = tb.select(tosa.greater(bool_type, zero32, x32),
+                         tb.scalar(codes[1], out.elem(), rank), tb.scalar(0, out.elem(), rank))
+    return tb.select(tosa.greater(bool_type, x32, zero32), tb.scalar(codes[0], out.elem(), rank),
+                     negative)

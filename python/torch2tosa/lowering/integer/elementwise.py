@@ -713,6 +713,10 @@ def _table_of(op, out: QParams, target, fn) -> ir.Value:
         raise UnsupportedError(f"{what}: input ({qp.int_type}) and output ({out.int_type}) must "
                                f"have the same integer type for a TABLE")
     if qp.int_type == "i16":
+        if op.name == "torch.aten.sign":
+            from .comparisons import lower_sign_int16  # (it reads this module)
+
+            return lower_sign_int16(op, out, target)
         if tf.is_step(op.name):
             raise UnsupportedError(
                 f"{what}: a step function of int16 activations (scheme 'a16w8') has no TABLE "

@@ -13,7 +13,8 @@ build their function from those arguments in `elementwise.lower_table`.
 
 STEP_FUNCTIONS jump between values (sign, floor, round, ceil): an int8 TABLE is exact (each
 input code has its entry), but an int16 TABLE interpolates over 128 input codes per entry,
-across a jump, so int16 activations (a16w8) have no TABLE lowering of them.
+across a jump, so int16 activations (a16w8) have no TABLE lowering of them (int16 sign:
+GREATER and SELECTs, comparisons.lower_sign_int16).
 """
 
 from __future__ import annotations
