@@ -127,8 +127,10 @@ TABLE_OPS = {
     aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }
-# and every unary float function lowering/integer/table_functions.py lists (one entry each)
-TABLE_OPS |= {getattr(aten, name).default for name in table_functions.TABLED}
+# and every unary float function lowering/integer/table_functions.py lists (one entry each;
+# square: UNARY_OPS below, an int16 MUL rather than a TABLE, as amp reads this set)
+TABLE_OPS |= {getattr(aten, name).default for name in table_functions.TABLED
+              if name != "square"}
 # Own input and output scales, computed as a whole by the integer lowering (norms with
 # integer statistics, PReLU with per-channel slopes).
 NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm.default,
