@@ -446,6 +446,12 @@ def reduce_max(x: ir.Value, axis: int) -> ir.Value:
     return tosa.reduce_max(x, axis, results=[tensor_type(shape, element_type(x))])
 
 
+def reduce_min(x: ir.Value, axis: int) -> ir.Value:
+    shape = shape_of(x)
+    shape[axis] = 1
+    return tosa.reduce_min(x, axis, results=[tensor_type(shape, element_type(x))])
+
+
 def pad_constant(x: ir.Value, pads: Sequence[int], value) -> ir.Value:
     """tosa.pad with `value`; pads [before_0, after_0, before_1, after_1, ...] for every dim."""
     shape = shape_of(x)

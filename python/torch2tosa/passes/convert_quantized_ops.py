@@ -58,6 +58,7 @@ from ..lowering import tosa_builders as tb
 from ..lowering.conv1d import ConvConstants, emit_conv, integer_grouped_form
 from ..lowering.conv2d import Conv2d, conv_spec
 from ..lowering.integer import quant_math as qm
+from ..lowering.integer import comparisons as cmp
 from ..lowering.integer import elementwise as ew
 from ..lowering.integer import norms
 from ..lowering.integer.matmul import MATMUL_OPS, lower_matmul
@@ -224,13 +225,16 @@ LOWERINGS = {
     "torch.aten.sub.Scalar": ew.lower_sub,
     "torch.aten.mul.Tensor": ew.lower_mul,
     "torch.aten.mul.Scalar": ew.lower_scalar,
-    "torch.aten.where.self": ew.lower_where,
+    "torch.aten.where.self": cmp.lower_where,
+    "torch.aten.masked_fill.Scalar": cmp.lower_where,
     "torch.aten.prelu": ew.lower_prelu,
     "torch.aten.div.Scalar": ew.lower_scalar,
     "torch.aten.div.Tensor": lower_row_divide,
     "torch.aten.mean.dim": ew.lower_mean,
     "torch.aten.sum.dim_IntList": ew.lower_sum,
     "torch.aten.amax": ew.lower_amax,
+    "torch.aten.amin": cmp.lower_amin,
+    **{name: cmp.lower_mask for name in cmp.TO_FLOAT_OPS},
     "torch.aten.cat": ew.lower_cat,
     "torch.aten.stack": ew.lower_stack,
     **{name: ew.lower_minmax for name in ew.MINMAX_OPS},
@@ -251,7 +255,7 @@ LOWERINGS = {
 # lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
 TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
             _lower_convolution, ew.lower_where, ew.lower_avg_pool, ew.lower_max_pool,
-            ew.lower_adaptive_avg_pool}
+            ew.lower_adaptive_avg_pool, cmp.lower_where, cmp.lower_mask}
 
 
 # --- the pattern ---------------------------------------------------------------------------
@@ -292,12 +296,15 @@ def _erase_matched(rewriter, producer: ir.Operation, act: ir.Operation | None) -
     operands = [tb.defining_op(v) for v in producer.operands]
     lists = [op for op in operands if op is not None and op.name == "torch.prim.ListConstruct"]
     operands += [tb.defining_op(v) for lst in lists for v in lst.operands]  # cat's tensors
+    masks = cmp.mask_producers(producer)  # a mask's comparison and the number it reads
     if act is not None:
         rewriter.erase_op(act)
     rewriter.erase_op(producer)
     erase_unused(rewriter, [op for op in operands if op is not None and op.name in
                             (DEQUANTIZE, DEQUANTIZE_PER_CHANNEL, "torch.prim.ListConstruct",
-                             "torch.aten.scalar_tensor")])  # where's number (a -inf fill)
+                             "torch.aten.scalar_tensor",  # where's number (a -inf fill)
+                             "torch.aten.clone")]  # a constant created in forward, copied
+                 + masks)
 
 
 def _check_lowerable(q: ir.Operation) -> None:

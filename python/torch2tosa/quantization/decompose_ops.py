@@ -34,6 +34,8 @@ model computes what the integer graph computes:
                                          their fixed or power-of-two format, which a stack
                                          annotated whole (one observer) replaced; the integer
                                          graph is the same RESHAPEs and CONCAT
+    cumsum(x, dim)                    -> linear(x, tril(ones)) on the last dim
+                                         (decompose_cumsum.py)
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import math
 import torch
 from torch.fx import GraphModule, Node
 
+from .decompose_cumsum import cumsum_as_linear
 from .graph_nodes import (NodeBuilder, constant_value, is_float, replace_node, rewrite_nodes,
                           shape_of)
 
@@ -227,6 +230,7 @@ _REWRITES = {aten.stack.default: _stack, aten.var.dim: _variance, aten.var.corre
              aten.matmul.default: _matmul, aten.mm.default: _matmul,
              aten.einsum.default: _einsum, aten.div.Tensor: _division,
              aten.linalg_vector_norm.default: _vector_norm,
+             aten.cumsum.default: cumsum_as_linear,  # decompose_cumsum.py
              **{op: _dropout for op in (aten.dropout.default, aten.feature_dropout.default,
                                         aten.alpha_dropout.default,
                                         aten.feature_alpha_dropout.default)}}

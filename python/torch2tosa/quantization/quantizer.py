@@ -22,8 +22,12 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
   sum over dims                   input x's own parameters, output act (an int32
                                   REDUCE_SUM and one RESCALE)
   sigmoid, tanh, gelu, ...,       input act, output act (a TABLE op in int8; int16 powers
-  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2)
-  softplus, mish, square, neg, abs
+  pow(x, c), sqrt, rsqrt,         2 and 3 by MULs; square as pow 2): every function of
+  softplus, mish, square, neg,    lowering/integer/table_functions.py
+  abs, erf, sin, sign, floor, ...
+  (x <cmp> c).float(), where,     see mask_rules.py (a mask's conversion [0, 1] at fixed
+  masked_fill, argmax().float()   parameters; where's operands act; masked_fill shares x's)
+  amin                            shares x's observer (as amax)
   layer / group / instance /      input act, output act, weight and bias float: the
   RMS norm, PReLU                 lowering computes the statistics in int32 and folds
                                   the weights in (lowering/integer/norms.py)
@@ -96,9 +100,11 @@ from torchao.quantization.pt2e.quantizer import (
 )
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
+from ..lowering.integer import table_functions
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
+from . import mask_rules
 from .decompose_layers import decompose_layers
 from .decompose_movement import decompose_movement
 from .decompose_ops import decompose_ops
@@ -128,6 +134,10 @@ TABLE_OPS = {
     aten.elu.default, aten.leaky_relu.default, aten.reciprocal.default,
     aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default,
 }
+# and every unary float function lowering/integer/table_functions.py lists (one entry each;
+# square: UNARY_OPS below, an int16 MUL rather than a TABLE, as amp reads this set)
+TABLE_OPS |= {getattr(aten, name).default for name in table_functions.TABLED
+              if name != "square"}
 # Own input and output scales, computed as a whole by the integer lowering (norms with
 # integer statistics, PReLU with per-channel slopes).
 NORM_OPS = {aten.layer_norm.default, aten.group_norm.default, aten.instance_norm.default,
@@ -156,6 +166,7 @@ SHARED_OPS = {
     aten.contiguous.default, aten.dropout.default, operator.getitem,
     aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
+    aten.amin.default,
 } | FUSABLE_ACTIVATIONS
 # Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
 SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
@@ -237,6 +248,9 @@ class TosaQuantizer(Quantizer):
                 self._annotate_sum(node)
             elif target in UNARY_OPS:
                 self._annotate_table(node)
+            elif target in mask_rules.MASK_OPS and mask_rules.annotate_mask(
+                    node, self.scheme.activation):
+                pass
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)) \
                     or (target in SAME_DTYPE_OPS and _same_dtype(node)):
                 self._annotate_shared(node)

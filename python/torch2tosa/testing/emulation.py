@@ -30,6 +30,7 @@ import torch
 
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import table16
+from ..lowering.integer import table_functions
 from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
 
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
@@ -193,13 +194,12 @@ def integer_layer(graph_module, node: torch.fx.Node, args: Sequence):
 
 
 aten = torch.ops.aten
-# Unary ops an int16 input and output make an int16 TABLE (quantizer.TABLE_OPS and the
-# other TABLE users; x^2 and x^3 are exact MULs, softmax is decomposed before).
-_TABLE16_OPS = {aten.sigmoid.default, aten.tanh.default, aten.gelu.default, aten.silu.default,
-                aten.exp.default, aten.log.default, aten.log10.default, aten.log2.default,
-                aten.log1p.default, aten.hardswish.default, aten.hardsigmoid.default,
-                aten.elu.default, aten.reciprocal.default, aten.sqrt.default,
-                aten.rsqrt.default, aten.softplus.default, aten.mish.default}
+# Unary ops an int16 input and output make an int16 TABLE: the functions of
+# lowering/integer/table_functions.py but the step functions (int8 only) and x^2 (an exact
+# MUL, as x^3; softmax is decomposed before), and those with arguments besides x.
+_TABLE16_OPS = {getattr(aten, name).default for name in table_functions.TABLED
+                if name not in table_functions.STEP_FUNCTIONS | {"square"}}
+_TABLE16_OPS |= {aten.softplus.default, aten.leaky_relu.default}
 
 
 def table_int16(node: torch.fx.Node, args: Sequence):
@@ -208,7 +208,9 @@ def table_int16(node: torch.fx.Node, args: Sequence):
     its level's (CLAMP, times 2^s), the lookups added, RESCALEd (`table16`). None when
     `node` is not such an op."""
     pow_ = node.target is aten.pow.Tensor_Scalar and args[1] not in (2, 3)
-    if node.target not in _TABLE16_OPS and not pow_:
+    # PReLU of one slope is a TABLE (per-channel slopes: MUL and MAXIMUM, exact)
+    prelu = node.target is aten.prelu.default and args[1].numel() == 1
+    if node.target not in _TABLE16_OPS and not pow_ and not prelu:
         return None
     x_node = node.args[0]
     out = _output_format(node)
@@ -218,8 +220,9 @@ def table_int16(node: torch.fx.Node, args: Sequence):
         return None
     scale = float(x_node.args[1])
 
-    def f(x: torch.Tensor) -> torch.Tensor:
-        return node.target(x, *args[1:])
+    def f(x: torch.Tensor) -> torch.Tensor:  # (table16 saturates it at the output's range)
+        rest = [a.to(x.dtype) if isinstance(a, torch.Tensor) else a for a in args[1:]]
+        return node.target(x, *rest)
 
     # the TABLEs (one, or one per input range where f is steep) and RESCALE that table16
     # plans for f at these scales (built from f and the scales here, not read from the

@@ -30,9 +30,10 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               (int32 accumulator for int8 and int16) without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
-    f(x)      sigmoid/tanh/gelu/silu/exp/log/reciprocal/square/neg/abs/...: a 256-entry int8
-              TABLE, its entries computed by `quant_math.table_int8` exactly as the PT2E
-              model computes f (int16 square: one MUL, as pow 2);
+    f(x)      the functions of table_functions.py (sigmoid, tanh, erf, sin, sign, floor, ...)
+              and leaky_relu/pow/softplus: a 256-entry int8 TABLE, its entries computed by
+              `quant_math.table_int8` exactly as the PT2E model computes f (int16 square: one
+              MUL, as pow 2; int16 step functions: none, an error);
               int16 (a16w8, EXT-INT16): y = RESCALE(TABLE513(x), 2^-7), the table at the
               output's scale (see `_table_int16`); an error on targets whose TABLE is int8
               only (ethos-u55-128)
@@ -48,6 +49,7 @@ from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant, int_list
 from . import quant_math as qm
 from . import table16
+from . import table_functions as tf
 from .qparams import QParams, dequantized
 
 # Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
@@ -614,7 +616,7 @@ def lower_prelu(op, out, target=None):
            = MAXIMUM(xq, 0) + MUL(MINIMUM(x, 0), A, shift t) (slopes on both sides of 1)
         then RESCALE by sx 2^-q / sy: 5 ops (7 with mixed slopes)."""
     what = "aten.prelu"
-    slopes = dense_constant(op.operands[1])
+    slopes = dense_constant(_through_copies(op.operands[1]))
     if slopes is None:
         raise UnsupportedError(f"{what}: the slopes must be constants in a quantized graph")
     slopes = np.asarray(slopes, np.float64).reshape(-1)
@@ -641,6 +643,17 @@ def lower_prelu(op, out, target=None):
     return _from_int32(y, qp.scalar_scale * 2.0**-q / out.scalar_scale, out, what)
 
 
+def _through_copies(value: ir.Value) -> ir.Value:
+    """A constant created in forward (`F.prelu(x, torch.tensor([0.25]))`) is a literal that
+    export lifts and copies (clone, lift_fresh_copy, detach): the literal."""
+    op = tb.defining_op(value)
+    while op is not None and op.name in ("torch.aten.clone", "torch.aten.lift_fresh_copy",
+                                         "torch.aten.detach", "torch.aten._to_copy"):
+        value = op.operands[0]
+        op = tb.defining_op(value)
+    return value
+
+
 def _prelu(values, slope: float):
     import torch
 
@@ -650,41 +663,9 @@ def _prelu(values, slope: float):
 # --- nonlinearities as tables ----------------------------------------------------------------
 
 
-def _table_functions():
-    import torch
-    import torch.nn.functional as F
-
-    return {
-        "torch.aten.sigmoid": torch.sigmoid,
-        "torch.aten.tanh": torch.tanh,
-        "torch.aten.exp": torch.exp,
-        "torch.aten.log": torch.log,
-        "torch.aten.log10": torch.log10,
-        "torch.aten.log2": torch.log2,
-        "torch.aten.log1p": torch.log1p,
-        "torch.aten.reciprocal": torch.reciprocal,
-        "torch.aten.gelu": F.gelu,
-        "torch.aten.silu": F.silu,
-        "torch.aten.hardswish": F.hardswish,
-        "torch.aten.hardsigmoid": F.hardsigmoid,
-        "torch.aten.elu": F.elu,
-        "torch.aten.sqrt": torch.sqrt,
-        "torch.aten.rsqrt": torch.rsqrt,
-        "torch.aten.mish": F.mish,
-        "torch.aten.square": torch.square,
-        "torch.aten.neg": torch.neg,
-        "torch.aten.abs": torch.abs,
-    }
-
-
-TABLE_OPS = ("torch.aten.sigmoid", "torch.aten.tanh", "torch.aten.exp", "torch.aten.log",
-             "torch.aten.reciprocal",
-             "torch.aten.gelu", "torch.aten.silu", "torch.aten.hardswish",
-             "torch.aten.hardsigmoid", "torch.aten.elu", "torch.aten.leaky_relu",
-             "torch.aten.sqrt", "torch.aten.rsqrt", "torch.aten.pow.Tensor_Scalar",
-             "torch.aten.softplus", "torch.aten.mish")
-TABLE_OPS += ("torch.aten.log10", "torch.aten.log2", "torch.aten.log1p")
-TABLE_OPS += ("torch.aten.square", "torch.aten.neg", "torch.aten.abs")
+# one TABLE per function of table_functions.TABLED; the ops with arguments besides x too
+TABLE_OPS = (*tf.op_names(), "torch.aten.leaky_relu", "torch.aten.pow.Tensor_Scalar",
+             "torch.aten.softplus")
 
 
 def lower_table(op, out, target=None):
@@ -721,7 +702,7 @@ def lower_table(op, out, target=None):
             op.operands[1:4], ("alpha", "scale", "input_scale")))
         fn = lambda t: torch.ops.aten.elu(t, alpha, scale, input_scale)  # noqa: E731
     else:
-        fn = _table_functions()[op.name]
+        fn = tf.function(op.name.removeprefix("torch.aten."))
     return _table_of(op, out, target, fn)
 
 
@@ -733,6 +714,15 @@ def _table_of(op, out: QParams, target, fn) -> ir.Value:
         raise UnsupportedError(f"{what}: input ({qp.int_type}) and output ({out.int_type}) must "
                                f"have the same integer type for a TABLE")
     if qp.int_type == "i16":
+        if op.name == "torch.aten.sign":
+            from .comparisons import lower_sign_int16  # (it reads this module)
+
+            return lower_sign_int16(op, out, target)
+        if tf.is_step(op.name):
+            raise UnsupportedError(
+                f"{what}: a step function of int16 activations (scheme 'a16w8') has no TABLE "
+                f"lowering: an int16 TABLE interpolates over 128 input codes per entry, across "
+                f"the steps; quantize it with scheme='a8w8'")
         return _table_int16(x, qp, out, fn, what, target)
     values = qm.table_int8(fn, qp.scalar_scale, qp.scalar_zero_point, out.scalar_scale,
                            out.scalar_zero_point, out.qmin, out.qmax)
