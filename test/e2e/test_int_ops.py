@@ -129,3 +129,16 @@ def test_decompose_ops_vector_norm_tosa_INT():
     assert targets.count(torch.ops.aten.sqrt.default) == 2, targets
     for got, want in zip(graph(*inputs), model(*inputs), strict=True):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_int16_step_function_is_one_line_error_tosa_INT():
+    """floor of int16 activations: no TABLE (it would interpolate across the steps), one
+    line naming the op and the scheme to use."""
+    model = operators.Between([operators.by_name()["floor"]]).eval()
+    torch.manual_seed(1)
+    calibration = [(torch.randn(operators.INPUT_SHAPE),) for _ in range(2)]
+    quantized = torch2tosa.quantize(model, calibration, scheme="a16w8")
+    with pytest.raises(Torch2TosaError, match=r"aten\.floor: a step function of int16 "
+                                              r"activations \(scheme 'a16w8'\) has no TABLE "
+                                              r"lowering.*scheme='a8w8'"):
+        torch2tosa.compile(quantized, calibration[0], target="ethos-u85-256")

@@ -113,10 +113,11 @@ ROWS = [
         snr_db=FLOOR_DB),
     Row("avg_pool2d", ("aten.avg_pool2d",), _2d(lambda x: F.avg_pool2d(x, 2, 1)), "U55, U85",
         steps=(4, 0.8), pt2e_margin_db=1.5, snr_db=FLOOR_DB),
-    # AVG_POOL2D's rounding of a 6-tap average, carried by the output conv: 87-95% within a step
+    # AVG_POOL2D's rounding of a 6-tap average, carried by the output conv: 87-95% within a
+    # step, up to 1.2 dB below the PT2E model's SNR
     Row("adaptive_avg_pool1d", ("aten.adaptive_avg_pool1d",),
         op(lambda a, b: F.adaptive_avg_pool1d(a, 5)), "U55, U85", steps=(2, 0.8),
-        snr_db=FLOOR_DB),
+        pt2e_margin_db=1.5, snr_db=FLOOR_DB),
     # alone 2.7 dB below the PT2E model's SNR (34.5 against 37.2 dB, 92% within a step): the
     # AVG_POOL2D of 10 taps rounds apart from the PT2E model's float average; short of the bar
     Row("adaptive_avg_pool2d", ("aten.adaptive_avg_pool2d",),

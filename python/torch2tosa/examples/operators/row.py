@@ -38,6 +38,10 @@ class Row:
         hardware limit), in every scheme ("ethos-u55-128") or one ("ethos-u85-256/a16w8"):
         the row's test expects that error (from the compile or from Vela) instead of a graph.
     note: what the docs table says beside the row (the lowering, or the limit's reason).
+    by_target: its integer graph differs between the NPUs (SELECT on the U85, arithmetic on
+        the U55): a8w8 is compiled for each NPU, not only for the U55 and given to both.
+    a16w8_snr_db: the a16w8 bar when not A16W8_SNR_DB (a mask flips where a value is within
+        a step of its threshold, in int16 as in int8: the PT2E model's own SNR is as low).
     """
 
     name: str
@@ -50,6 +54,8 @@ class Row:
     pt2e_margin_db: float | None = None
     limit: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    by_target: bool = False
+    a16w8_snr_db: float | None = None
 
 
 class Op(nn.Module):
