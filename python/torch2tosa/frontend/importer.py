@@ -59,7 +59,7 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
     stderr = io.StringIO()
     try:
         with _known_export_noise_silenced(), contextlib.redirect_stderr(stderr), \
-                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque):
+                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque, model):
             dynamic = None
             if dynamic_batch:
                 dynamic = tuple({0: torch.export.Dim.AUTO}
