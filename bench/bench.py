@@ -5,6 +5,7 @@
     python bench/bench.py --quick         # a small subset, GRU-form section up to 100 steps
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
     python bench/bench.py --streaming-only  # only the streaming section (bench_streaming.py)
+    python bench/bench.py --cold-only     # only cold and warm compile times (bench_cold.py)
     python bench/bench.py --published     # only the published models (see bench_published.py,
                                           # and bench_published_int.py for INT on Ethos-U)
 
@@ -63,6 +64,7 @@ from torch2tosa.graph_abi import RECURRENT_FORMS
 from torch2tosa.support import stats
 from torch2tosa.target import TARGET_ENV
 
+import bench_cold
 import bench_int
 import bench_streaming
 import bench_published
@@ -618,7 +620,7 @@ def environment() -> dict:
 
 
 def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
-                  iree_forms=(), streaming=((), ()), published_int=()) -> str:
+                  iree_forms=(), streaming=((), ()), published_int=(), cold=None) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -650,6 +652,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
                "band). The loop runs its body once per step, with a round trip to the host "
                "for the loop condition and a copy of the output buffer every iteration.", "",
                iree_forms_table(list(iree_forms)), ""]
+    md += bench_cold.markdown(cold or {})
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
     md += bench_published_int.markdown(list(published_int))
     md += bench_int.markdown(int_rows, env)
@@ -667,6 +670,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
          "published_int": list(published_int),
          "int": bench_int.settings() | {"models": int_rows},
          "streaming": {"models": list(streaming[0]), "drift": list(streaming[1])},
+         "cold_start": cold or {},
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
 
@@ -704,6 +708,9 @@ def parse_args(argv):
     parser.add_argument("--streaming-only", action="store_true",
                         help="only the streaming section: "
                              f"{', '.join(bench_streaming.EXAMPLES)} hop by hop")
+    parser.add_argument("--cold-only", action="store_true",
+                        help="only cold (fresh process) and warm compile times, ours beside "
+                             "torch-mlir's, and a cold torch2tosa-compile (bench_cold.py)")
     parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
     parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
     return parser.parse_args(argv)
@@ -711,6 +718,8 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
+    if args.cold_only:
+        return cold_only(args.output_dir)
     names = args.only or (QUICK if args.quick else list(examples.EXAMPLES))
     for name in names:
         examples.get(name)  # unknown names fail before any work
@@ -721,6 +730,10 @@ def main(argv=None) -> int:
     published = (bench_published.names() if args.published or not (
         args.only or args.quick or args.int_only or args.streaming_only) else [])
     start = time.perf_counter()
+    # Fresh processes, before this one warms up: the first compile's cost is the figure.
+    cold = (bench_cold.bench_cold(progress=lambda what, row: print(f"  {what}", file=sys.stderr,
+                                                                     flush=True))
+            if not (args.only or args.int_only or args.published or args.streaming_only) else {})
     if fp_names:
         warm_up()
     rows = [bench_example(examples.get(n)) for n in fp_names]
@@ -740,11 +753,11 @@ def main(argv=None) -> int:
     streaming = ((bench_streaming.bench_streaming(), bench_streaming.bench_drift())
                  if args.streaming_only or not (args.only or args.quick or args.int_only
                                                 or args.published) else ((), ()))
-    ts = (targets(rows, forms) + bench_int.int_targets(int_rows)
+    ts = (targets(rows, forms) + bench_cold.targets(cold) + bench_int.int_targets(int_rows)
           + bench_streaming.targets(list(streaming[0])))
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows, iree_forms, streaming, pub_int_rows)
+                               pub_rows, iree_forms, streaming, pub_int_rows, cold)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published
             or args.streaming_only):
@@ -754,6 +767,17 @@ def main(argv=None) -> int:
                                     + bench_streaming.drift_markdown(list(streaming[1])))
     print(f"benchmark took {time.perf_counter() - start:.0f}s; wrote "
           f"{args.output_dir / 'results.md'} and results.json", file=sys.stderr)
+    return 0
+
+
+def cold_only(out_dir: Path) -> int:
+    """--cold-only: the cold-start section alone, into results.md/json."""
+    start = time.perf_counter()
+    cold = bench_cold.bench_cold(progress=lambda what, row: print(f"  {what}", file=sys.stderr,
+                                                                    flush=True))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(write_reports([], [], [], bench_cold.targets(cold), environment(), out_dir, cold=cold))
+    print(f"benchmark took {time.perf_counter() - start:.0f}s", file=sys.stderr)
     return 0
 
 

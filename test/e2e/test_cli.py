@@ -100,6 +100,31 @@ def test_cli_impossible_scheme_for_the_target_fails_before_quantizing(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_cli_float_compile_imports_only_the_float_path(tmp_path):
+    """A plain FP compile of a model without recurrent layers (a cold start pays for every
+    import): no torchao, Vela or IREE, no integer recurrent cells, and torch2tosa's custom
+    recurrent ops are not registered."""
+    unwanted = ("torchao", "ethosu", "iree", "torch2tosa.quantization",
+                "torch2tosa.lowering.integer.recurrent", "torch2tosa.frontend.recurrent_ops")
+    probe = ("import sys\n"
+             "from torch2tosa.tools import compile_main\n"
+             f"code = compile_main.run(['tcn', '-o', {str(tmp_path)!r}, '--quiet'])\n"
+             f"print(code, sorted(m for m in sys.modules if m.startswith({unwanted!r})))\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.splitlines()[-1] == "0 []", result.stderr
+    assert (tmp_path / "tcn.tosa").exists()
+
+
+def test_cli_exits_with_its_outputs_flushed(tmp_path):
+    """main() ends the process without the interpreter's teardown: what it printed (to a
+    pipe: block-buffered) and its exit status still arrive."""
+    result = run("tcn", "-o", str(tmp_path / "out"), "--emit", "nothing")
+    assert result.returncode == 2 and result.stderr.startswith("torch2tosa-compile: error: ")
+    result = run("tcn", "-o", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("tcn: ") and "validation: tosa-validate passed" in result.stdout
+
+
 def test_cli_verbose_logs_every_stage(tmp_path):
     result = run("gru", "-o", str(tmp_path), "-v", "--check")
     assert result.returncode == 0, result.stderr

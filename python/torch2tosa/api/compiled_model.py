@@ -12,14 +12,14 @@ import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import torch
 from torch_mlir import ir
 
 from .. import graph_abi
 from .. import target as targets
-from ..backends import flatbuffer, reference
+from ..backends import reference
 from ..frontend.inputs import Spec, check_inputs, to_array
 from .. import checking
 from ..support import stats
@@ -28,6 +28,9 @@ from ..support.diagnostics import Torch2TosaError, check_file_stem, module_label
 from ..support.files import make_output_dir, write_output
 from .checks import Checks
 from .streams import Streams
+
+if TYPE_CHECKING:
+    from ..backends import flatbuffer
 
 
 @dataclass
@@ -59,6 +62,8 @@ class CompiledModel(Checks, Streams):
         """The TOSA MLIR text in the readable custom op form (printed on first use: it holds
         every weight). Only parsers of the same MLIR generation read it back: see
         `generic_mlir` for the portable text that `save` writes."""
+        from ..backends import flatbuffer  # tosa-tools' flatbuffers: imported on first use
+
         return flatbuffer.module_asm(self.module)
 
     @functools.cached_property
@@ -77,6 +82,8 @@ class CompiledModel(Checks, Streams):
     @property
     def flatbuffer(self) -> bytes:
         if self._flatbuffer is None:
+            from ..backends import flatbuffer  # tosa-tools' flatbuffers: imported on first use
+
             start = time.perf_counter()
             pending = self._pending_flatbuffer or flatbuffer.PendingFlatbuffer(self.module)
             self._pending_flatbuffer = None
@@ -350,4 +357,6 @@ def generic_asm(module: ir.Module) -> str:
     `flatbuffer.module_asm` prints it: a target environment MLIR cannot read back goes into
     a trailing `//` comment. Printed from the module itself: reparsing the custom form
     gives the same text, with a print and a parse more (seconds on a 75k-op module)."""
+    from ..backends import flatbuffer
+
     return flatbuffer.module_asm(module, generic=True)

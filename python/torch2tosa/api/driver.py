@@ -13,7 +13,6 @@ from torch_mlir import ir
 
 from .. import graph_abi
 from .. import target as targets
-from ..backends import flatbuffer
 from ..frontend.importer import import_model, is_quantized
 from ..frontend.inputs import check_inputs, example_input_tuple
 from ..lowering.recurrences import float_cell_on_int_target
@@ -289,6 +288,8 @@ def _compile(model, example_inputs: tuple, name: str, tosa_target: targets.Targe
             steps = [*body, declare]
         if validation:
             last = validation[-1] if validation[-1].startswith("tosa-attach-target") else None
+            from ..backends import flatbuffer  # the translator: only when asked to overlap
+
             pending = flatbuffer.PendingFlatbuffer(module, declare or last)
             try:
                 runner.run_pipeline(module, validation, name=name, progress=reporter)

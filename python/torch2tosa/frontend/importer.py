@@ -30,6 +30,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import ContextCache, FxImporter, FxImporterHooks
 
 from ..support.diagnostics import Torch2TosaError
+from ..support.gc_pause import fewer_full_collections
 from ..support.quiet import libraries_quiet
 from . import audio_decompositions, decompositions, fold_constants, unsupported
 from . import recurrent_export as rnn_export
@@ -59,7 +60,7 @@ def export(model: torch.nn.Module, example_inputs: Sequence[Any],
     stderr = io.StringIO()
     try:
         with _known_export_noise_silenced(), contextlib.redirect_stderr(stderr), \
-                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque):
+                unsupported.ComplexTensorsRejected(), rnn_export.opaque_recurrences(opaque, model):
             dynamic = None
             if dynamic_batch:
                 dynamic = tuple({0: torch.export.Dim.AUTO}
@@ -264,8 +265,17 @@ def import_model(
     torch-dialect MLIR with frozen parameters. Neither `model` nor a given program changes.
 
     keep_ops: aten ops our passes lower (kept out of decomposition); claims: for some of
-    them, predicates saying which nodes a pass lowers: the others are decomposed as usual."""
-    keep_ops = list(keep_ops)
+    them, predicates saying which nodes a pass lowers: the others are decomposed as usual.
+
+    Runs with full garbage collections postponed (support/gc_pause.py): torch.export's
+    first call imports torch._dynamo, and each full collection meanwhile walks all of
+    torch's heap (0.6 s of CPU of a first compile)."""
+    with fewer_full_collections():
+        return _import_model(model, example_inputs, context, list(keep_ops), func_name, claims)
+
+
+def _import_model(model, example_inputs: Sequence[Any], context: ir.Context, keep_ops: list[str],
+                  func_name: str, claims) -> ir.Module:
     if isinstance(model, torch.export.ExportedProgram):
         prog = model
     else:

@@ -9,7 +9,8 @@ bidirectional GRU over 1000 steps. torch refuses a meta kernel for a composite
 op, so during export the modules' calls into `torch._VF` (`_VF.gru`,
 `_VF.lstm`, `_VF.rnn_tanh`, `_VF.rnn_relu`, the padded-tensor forms) are routed
 to `torch2tosa::<op>_input`, custom ops with the same schema and a shape
-function. Only the ops the pipeline keeps are routed. `restore_aten_ops`
+function (recurrent_ops.py; registered on the first export of a model with a recurrent
+layer). Only the ops the pipeline keeps are routed. `restore_aten_ops`
 renames the nodes back to the aten ops before import (the cells,
 `_VF.gru_cell` etc., are composite too and are routed the same way): the IR is the same as
 without this module.
@@ -29,117 +30,18 @@ import torch.nn.modules.rnn as rnn_module
 from torch import Tensor
 
 
-def _clone_all(results):
-    return tuple(r.clone() for r in results)  # custom ops may not return views of their inputs
-
-
-@torch.library.custom_op("torch2tosa::gru_input", mutates_args=())
-def gru_input(input: Tensor, hx: Tensor, params: list[Tensor], has_biases: bool,
-              num_layers: int, dropout: float, train: bool, bidirectional: bool,
-              batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _clone_all(torch.ops.aten.gru.input(input, hx, params, has_biases, num_layers,
-                                               dropout, train, bidirectional, batch_first))
-
-
-@torch.library.custom_op("torch2tosa::rnn_tanh_input", mutates_args=())
-def rnn_tanh_input(input: Tensor, hx: Tensor, params: list[Tensor], has_biases: bool,
-                   num_layers: int, dropout: float, train: bool, bidirectional: bool,
-                   batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _clone_all(torch.ops.aten.rnn_tanh.input(input, hx, params, has_biases, num_layers,
-                                                    dropout, train, bidirectional, batch_first))
-
-
-@torch.library.custom_op("torch2tosa::rnn_relu_input", mutates_args=())
-def rnn_relu_input(input: Tensor, hx: Tensor, params: list[Tensor], has_biases: bool,
-                   num_layers: int, dropout: float, train: bool, bidirectional: bool,
-                   batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _clone_all(torch.ops.aten.rnn_relu.input(input, hx, params, has_biases, num_layers,
-                                                    dropout, train, bidirectional, batch_first))
-
-
-@torch.library.custom_op("torch2tosa::lstm_input", mutates_args=())
-def lstm_input(input: Tensor, hx: list[Tensor], params: list[Tensor], has_biases: bool,
-               num_layers: int, dropout: float, train: bool, bidirectional: bool,
-               batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
-    return _clone_all(torch.ops.aten.lstm.input(input, hx, params, has_biases, num_layers,
-                                                dropout, train, bidirectional, batch_first))
-
-
-@torch.library.custom_op("torch2tosa::gru_cell", mutates_args=())
-def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
-             b_hh: Tensor | None = None) -> Tensor:
-    return torch.ops.aten.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh).clone()
-
-
-@torch.library.custom_op("torch2tosa::rnn_tanh_cell", mutates_args=())
-def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
-    return torch.ops.aten.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh).clone()
-
-
-@torch.library.custom_op("torch2tosa::rnn_relu_cell", mutates_args=())
-def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
-    return torch.ops.aten.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh).clone()
-
-
-@torch.library.custom_op("torch2tosa::lstm_cell", mutates_args=())
-def lstm_cell(input: Tensor, hx: list[Tensor], w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    return _clone_all(torch.ops.aten.lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh))
-
-
-def _cell_shape(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    return hx.new_empty(hx.shape)
-
-
-for _op in (gru_cell, rnn_tanh_cell, rnn_relu_cell):
-    _op.register_fake(_cell_shape)
-
-
-@lstm_cell.register_fake
-def _lstm_cell_shapes(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    return hx[0].new_empty(hx[0].shape), hx[1].new_empty(hx[1].shape)
-
-
-def _output_shape(input: Tensor, h: Tensor, bidirectional: bool) -> list[int]:
-    return [*input.shape[:2], (2 if bidirectional else 1) * h.shape[2]]
-
-
-def _h_shapes(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-              batch_first):
-    return input.new_empty(_output_shape(input, hx, bidirectional)), hx.new_empty(hx.shape)
-
-
-for _op in (gru_input, rnn_tanh_input, rnn_relu_input):
-    _op.register_fake(_h_shapes)
-
-
-@lstm_input.register_fake
-def _lstm_shapes(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                 batch_first):
-    h, c = hx
-    return (input.new_empty(_output_shape(input, h, bidirectional)), h.new_empty(h.shape),
-            c.new_empty(c.shape))
-
-
-# _VF function name -> (its aten op's name, the custom op standing for it during export)
+# _VF function name -> its aten op's name (the custom op standing for it during export:
+# recurrent_ops.OPS)
 ROUTED = {
-    "gru": ("aten.gru.input", gru_input),
-    "lstm": ("aten.lstm.input", lstm_input),
-    "rnn_tanh": ("aten.rnn_tanh.input", rnn_tanh_input),
-    "rnn_relu": ("aten.rnn_relu.input", rnn_relu_input),
-    "gru_cell": ("aten.gru_cell", gru_cell),
-    "lstm_cell": ("aten.lstm_cell", lstm_cell),
-    "rnn_tanh_cell": ("aten.rnn_tanh_cell", rnn_tanh_cell),
-    "rnn_relu_cell": ("aten.rnn_relu_cell", rnn_relu_cell),
+    "gru": "aten.gru.input",
+    "lstm": "aten.lstm.input",
+    "rnn_tanh": "aten.rnn_tanh.input",
+    "rnn_relu": "aten.rnn_relu.input",
+    "gru_cell": "aten.gru_cell",
+    "lstm_cell": "aten.lstm_cell",
+    "rnn_tanh_cell": "aten.rnn_tanh_cell",
+    "rnn_relu_cell": "aten.rnn_relu_cell",
 }
-_ATEN = {"gru": torch.ops.aten.gru.input, "lstm": torch.ops.aten.lstm.input,
-         "rnn_tanh": torch.ops.aten.rnn_tanh.input, "rnn_relu": torch.ops.aten.rnn_relu.input,
-         "gru_cell": torch.ops.aten.gru_cell.default, "lstm_cell": torch.ops.aten.lstm_cell.default,
-         "rnn_tanh_cell": torch.ops.aten.rnn_tanh_cell.default,
-         "rnn_relu_cell": torch.ops.aten.rnn_relu_cell.default}
-_TO_ATEN = {custom._opoverload: _ATEN[vf] for vf, (_, custom) in ROUTED.items()}
 
 
 class _VFWithOpaqueRecurrences:
@@ -154,7 +56,9 @@ class _VFWithOpaqueRecurrences:
         return getattr(self._vf, name)
 
     def _opaque(self, name):
-        real, custom = getattr(self._vf, name), ROUTED[name][1]
+        from . import recurrent_ops  # registers the custom ops, once
+
+        real, custom = getattr(self._vf, name), recurrent_ops.OPS[name]
 
         if name.endswith("_cell"):
             def call_cell(input, hx, *weights):
@@ -176,12 +80,24 @@ class _VFWithOpaqueRecurrences:
 def routed_for(keep_ops: Iterable[str]) -> list[str]:
     """The `_VF` functions to route, for a pipeline that keeps `keep_ops`."""
     keep = set(keep_ops)
-    return [vf for vf, (aten, _) in ROUTED.items() if aten in keep]
+    return [vf for vf, aten in ROUTED.items() if aten in keep]
+
+
+def has_recurrent_layers(model) -> bool:
+    """Whether `model` holds a torch.nn recurrent layer or cell: only their code calls
+    `torch.nn.modules.rnn._VF`, so only then is there anything to route."""
+    return any(isinstance(m, (rnn_module.RNNBase, rnn_module.RNNCellBase))
+               for m in model.modules())
 
 
 @contextlib.contextmanager
-def opaque_recurrences(routed: Iterable[str]):
+def opaque_recurrences(routed: Iterable[str], model: torch.nn.Module | None = None):
+    """Routes the `_VF` functions named in `routed` to their custom ops for the duration;
+    none when `model` is given and has no recurrent layer (`has_recurrent_layers`), so that
+    such an export does not register the custom ops (recurrent_ops.py)."""
     routed = list(routed)
+    if model is not None and not has_recurrent_layers(model):
+        routed = []
     if not routed:
         yield
         return
@@ -195,7 +111,11 @@ def opaque_recurrences(routed: Iterable[str]):
 
 def aten_target(target):
     """The aten op a node's target stands for (`aten.gru.input` for the opaque GRU, ...)."""
-    return _TO_ATEN.get(target, target)
+    if getattr(target, "namespace", None) != "torch2tosa":
+        return target
+    from . import recurrent_ops
+
+    return recurrent_ops.TO_ATEN.get(target, target)
 
 
 def restore_aten_ops(graph: torch.fx.Graph) -> None:

@@ -14,7 +14,6 @@ from .. import graph_abi
 from .. import target as targets
 from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import NO_MATCH, PassOption
-from .integer.recurrent import integer_plan
 from .recurrent.op import RecurrentKind
 from .recurrent.op import RecurrentOp
 from .recurrent.rewrite import (AUTO_CELL, FLOAT_CELLS, LSTM_FLOAT_CELLS, PlanFn, float_plan,
@@ -46,6 +45,9 @@ def numerics(target: targets.Target, cell: str = AUTO_CELL) -> PlanFn:
     """How `target` runs a recurrence: integer cells on an INT target, float ones otherwise
     (`cell`: the float cell forced, or AUTO_CELL)."""
     if target.is_int:
+        # imported here: the integer cells (lowering/integer/) are only an INT target's
+        from .integer.recurrent import integer_plan
+
         return integer_plan if cell == AUTO_CELL else functools.partial(_no_float_cell, cell=cell)
     return functools.partial(float_plan, cell=cell)
 
