@@ -196,7 +196,9 @@ def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
       L's kind too (the two merge)                                          a MEET: -1 op
       at a reduction after which a transpose L moves only size-1 dims (a reshape), at a
       matmul (a flatten into Linear), or, for a unit reshape, at the return  a FOLD:  0 ops
-      anywhere else: a conv, an op L cannot pass, the return of a transpose  a STOP: +1 op
+      anywhere else: a conv, an op L cannot pass (an n-ary op with a foreign operand:
+      not constant, without a layout of L's kind above it), the return of a transpose
+                                                                            a STOP: +1 op
 
     so L sinks when the meets pay for the copies that stop (MEET >= STOP: L itself is one
     op less). A sink that saves nothing would only carry L to another place, and on an NPU
@@ -236,6 +238,19 @@ def _fused_activation(op: ir.Operation, value: ir.Value) -> bool:
     return op.name in ACTIVATIONS and len(list(value.uses)) == 1
 
 
+def _layout_above(value: ir.Value, lead: Layout, depth: int = MAX_CONSTANT_DEPTH) -> bool:
+    """Whether a layout op of `lead`'s kind sits above `value` through ops it sinks
+    through (a few ops up): it may come down to meet `lead` at their n-ary op."""
+    op = tb.defining_op(value)
+    if op is None or depth == 0 or op.name not in SINKABLE:
+        return False
+    if op.name in (TRANSPOSE, RESHAPE):
+        layout = layout_of(value)
+        return layout is not None and (layout.perms is None) == (lead.perms is None)
+    n = DATA_OPERANDS.get(op.name, len(op.operands))
+    return any(_layout_above(v, lead, depth - 1) for v in list(op.operands)[:n])
+
+
 def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) -> str | None:
     """How a path down from L(x) ends at `user`, reached through its operand `v`
     (`_sinking_pays`): MEET, FOLD or STOP; None when L would sink on through it."""
@@ -260,6 +275,9 @@ def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) ->
         if any((layout := layout_of(w)) is not None
                and (layout.perms is None) == (lead.perms is None) for w in others):
             return MEET
+        if same_rank and any(_inverted_operand(lead, w, user) is None
+                             and not _layout_above(w, lead) for w in others):
+            return STOP  # a foreign operand: sink_layout would stop here (no layout op added)
     if name in REDUCE and same_rank and lead.perms is not None:
         source_shape = lead.invert_shape(tb.shape_of(user.results[0]))
         if source_shape is not None and tb.moves_only_unit_dims(source_shape, lead.perms):
@@ -291,6 +309,20 @@ def _lead_and_builders(moved: list[ir.Value], data: list[ir.Value], op: ir.Opera
     return None
 
 
+def _splits_into_batches(op: ir.Operation, data: list[ir.Value], new_shape: list[int],
+                         out_shape: list[int]) -> bool:
+    """Whether sinking a unit reshape through the broadcasting n-ary `op` would move its rows
+    into the batch axis: Vela runs a broadcast elementwise op over a batch N > 1 as N ops,
+    one per batch, and fuses no TABLE after them (a softmax's x - max(x) over the rows of
+    Linears on [16, 1, 1, 8]: 16 SUBs and an unfused exp TABLE, where on [1, 16, 8] it is
+    one SUB with its TABLE fused; FSMN-VAD's softmax 3,360 -> 1,982 cycles on the U55).
+    So the reshape stays above such an op, where the lowering put it."""
+    if op.name not in NARY or not new_shape or not out_shape:
+        return False
+    broadcasts = len({tuple(tb.shape_of(v)) for v in data}) > 1
+    return broadcasts and new_shape[0] > 1 and out_shape[0] == 1
+
+
 def sink_layout(op, rewriter):
     """f(L(a), L(b), c) -> L(f(a, b, L^-1(c))) for layout-agnostic f (axis attributes remapped)."""
     op = op.operation
@@ -306,6 +338,8 @@ def sink_layout(op, rewriter):
     if found is None:
         return NO_MATCH
     lead, builders, new_shape = found
+    if lead.perms is None and _splits_into_batches(op, data, new_shape, out_shape):
+        return NO_MATCH
     transposed = [v for v in moved if layout_of(v).perms is not None]
     if lead.perms is not None and len(transposed) < 2 and not _fused_activation(
             op, transposed[0]) and not _sinking_pays(transposed[0], lead):  # two merge into one
