@@ -196,9 +196,7 @@ def _sinking_pays(value: ir.Value, lead: Layout) -> bool:
       L's kind too (the two merge)                                          a MEET: -1 op
       at a reduction after which a transpose L moves only size-1 dims (a reshape), at a
       matmul (a flatten into Linear), or, for a unit reshape, at the return  a FOLD:  0 ops
-      anywhere else: a conv, an op L cannot pass (an n-ary op with a foreign operand:
-      not constant, without a layout of L's kind above it), the return of a transpose
-                                                                            a STOP: +1 op
+      anywhere else: a conv, an op L cannot pass, the return of a transpose  a STOP: +1 op
 
     so L sinks when the meets pay for the copies that stop (MEET >= STOP: L itself is one
     op less). A sink that saves nothing would only carry L to another place, and on an NPU
@@ -251,6 +249,26 @@ def _layout_above(value: ir.Value, lead: Layout, depth: int = MAX_CONSTANT_DEPTH
     return any(_layout_above(v, lead, depth - 1) for v in list(op.operands)[:n])
 
 
+def _widens_into_a_stop(op: ir.Operation, lead: Layout) -> bool:
+    """A RESCALE to a wider type whose only user is an n-ary op that a transpose cannot
+    pass (another operand neither constant nor laid out, nor with a layout op of its kind a
+    few ops above it): sunk through the RESCALE, the transpose would stop at that op all the
+    same, moving 4x the bytes, and keep Vela from fusing the RESCALEs into the op (BC-ResNet's
+    broadcast add aux + y: 1,504 + 112 + 350 cycles on the U85 against one ADD of 320 with
+    the transpose right after the conv's output RESCALE, a free transposed write)."""
+    if op.name != "tosa.rescale" or (ir.IntegerType(tb.element_type(op.results[0])).width
+                                     <= ir.IntegerType(tb.element_type(op.operands[0])).width):
+        return False
+    users = [use.owner.operation for use in op.results[0].uses]
+    if len(users) != 1 or users[0].name not in NARY:
+        return False
+    user = users[0]
+    n = DATA_OPERANDS.get(user.name, len(user.operands))
+    others = [w for w in list(user.operands)[:n] if w != op.results[0]]
+    return any(layout_of(w) is None and _inverted_operand(lead, w, user) is None
+               and not _layout_above(w, lead) for w in others)
+
+
 def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) -> str | None:
     """How a path down from L(x) ends at `user`, reached through its operand `v`
     (`_sinking_pays`): MEET, FOLD or STOP; None when L would sink on through it."""
@@ -275,9 +293,6 @@ def _path_end(user: ir.Operation, v: ir.Value, lead: Layout, same_rank: bool) ->
         if any((layout := layout_of(w)) is not None
                and (layout.perms is None) == (lead.perms is None) for w in others):
             return MEET
-        if same_rank and any(_inverted_operand(lead, w, user) is None
-                             and not _layout_above(w, lead) for w in others):
-            return STOP  # a foreign operand: sink_layout would stop here (no layout op added)
     if name in REDUCE and same_rank and lead.perms is not None:
         source_shape = lead.invert_shape(tb.shape_of(user.results[0]))
         if source_shape is not None and tb.moves_only_unit_dims(source_shape, lead.perms):
@@ -311,15 +326,16 @@ def _lead_and_builders(moved: list[ir.Value], data: list[ir.Value], op: ir.Opera
 
 def _splits_into_batches(op: ir.Operation, data: list[ir.Value], new_shape: list[int],
                          out_shape: list[int]) -> bool:
-    """Whether sinking a unit reshape through the broadcasting n-ary `op` would move its rows
-    into the batch axis: Vela runs a broadcast elementwise op over a batch N > 1 as N ops,
-    one per batch, and fuses no TABLE after them (a softmax's x - max(x) over the rows of
-    Linears on [16, 1, 1, 8]: 16 SUBs and an unfused exp TABLE, where on [1, 16, 8] it is
-    one SUB with its TABLE fused; FSMN-VAD's softmax 3,360 -> 1,982 cycles on the U55).
+    """Whether sinking a unit reshape through the n-ary `op` broadcasting one activation
+    against another would move their rows into the batch axis: Vela runs such an op over a
+    batch N > 1 as N ops, one per batch, and fuses no TABLE after them (a softmax's
+    x - max(x) over the rows of Linears on [16, 1, 1, 8]: 16 SUBs and an unfused exp TABLE,
+    where on [1, 16, 8] it is one SUB with its TABLE fused; FSMN-VAD's softmax 3,360 ->
+    1,982 cycles on the U55).
     So the reshape stays above such an op, where the lowering put it."""
     if op.name not in NARY or not new_shape or not out_shape:
         return False
-    broadcasts = len({tuple(tb.shape_of(v)) for v in data}) > 1
+    broadcasts = len({tuple(tb.shape_of(v)) for v in data if not _is_constant_like(v)}) > 1
     return broadcasts and new_shape[0] > 1 and out_shape[0] == 1
 
 
@@ -341,6 +357,8 @@ def sink_layout(op, rewriter):
     if lead.perms is None and _splits_into_batches(op, data, new_shape, out_shape):
         return NO_MATCH
     transposed = [v for v in moved if layout_of(v).perms is not None]
+    if lead.perms is not None and _widens_into_a_stop(op, lead):
+        return NO_MATCH
     if lead.perms is not None and len(transposed) < 2 and not _fused_activation(
             op, transposed[0]) and not _sinking_pays(transposed[0], lead):  # two merge into one
         return NO_MATCH

@@ -156,10 +156,10 @@ func.func @broadcast_sub_keeps_rows(%arg0: tensor<16x1x1x8xi32>) -> tensor<1x16x
 
 // -----
 
-// COM: A transpose whose path reaches an add with a foreign operand (BC-ResNet's broadcast
-// COM: y beside the block's NCHW aux) stays above the per-tensor RESCALE: sink_layout stops
-// COM: at that add, and sunk through the RESCALE it would move int32 data and keep Vela from
-// COM: fusing the RESCALEs into the add.
+// COM: A transpose before a widening RESCALE whose only user is an add with a foreign
+// COM: operand (BC-ResNet's broadcast y beside the block's NCHW aux) stays above the RESCALE:
+// COM: sink_layout stops at that add anyway, and sunk through the RESCALE it would move int32
+// COM: data and keep Vela from fusing the RESCALEs into the add.
 // CHECK-LABEL: func.func @transpose_stops_above_foreign_add
 // CHECK:         %[[T:.*]] = tosa.transpose %arg1
 // CHECK:         %[[R:.*]] = tosa.rescale %[[T]]
