@@ -6,6 +6,7 @@
     python bench/bench.py --int-only      # only the INT section (see bench_int.py)
     python bench/bench.py --streaming-only  # only the streaming section (bench_streaming.py)
     python bench/bench.py --cold-only     # only cold and warm compile times (bench_cold.py)
+    python bench/bench.py --field-only    # only the field models section (bench_field.py)
     python bench/bench.py --published     # only the published models (see bench_published.py,
                                           # and bench_published_int.py for INT on Ethos-U)
 
@@ -65,6 +66,7 @@ from torch2tosa.support import stats
 from torch2tosa.target import TARGET_ENV
 
 import bench_cold
+import bench_field
 import bench_int
 import bench_streaming
 import bench_published
@@ -620,7 +622,8 @@ def environment() -> dict:
 
 
 def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
-                  iree_forms=(), streaming=((), ()), published_int=(), cold=None) -> str:
+                  iree_forms=(), streaming=((), ()), published_int=(), cold=None,
+                  field_rows=()) -> str:
     setup = (f"torch {env['torch']}, torch-mlir {env['torch-mlir']}, tosa-tools {env['tosa-tools']}, "
              f"{env['machine']}, {env['threads']} threads.")
     md = ["# torch2tosa benchmark", ""]
@@ -656,6 +659,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
     md += bench_published.markdown(list(published), COMPILERS, cell_error)
     md += bench_published_int.markdown(list(published_int))
     md += bench_int.markdown(int_rows, env)
+    md += bench_field.markdown(list(field_rows))
     if streaming[0]:
         md += bench_streaming.markdown(list(streaming[0]))
     if streaming[1]:
@@ -671,6 +675,7 @@ def write_reports(rows, forms, int_rows, ts, env, out_dir: Path, published=(),
          "int": bench_int.settings() | {"models": int_rows},
          "streaming": {"models": list(streaming[0]), "drift": list(streaming[1])},
          "cold_start": cold or {},
+         "field_models": list(field_rows),
          "targets": [asdict(t) for t in ts]}, indent=1))
     return text
 
@@ -711,6 +716,9 @@ def parse_args(argv):
     parser.add_argument("--cold-only", action="store_true",
                         help="only cold (fresh process) and warm compile times, ours beside "
                              "torch-mlir's, and a cold torch2tosa-compile (bench_cold.py)")
+    parser.add_argument("--field-only", action="store_true",
+                        help="only the field models section (2D KWS, vs ExecuTorch): "
+                             f"{', '.join(bench_field.KWS_MODELS)}")
     parser.add_argument("--no-gru-forms", action="store_true", help="skip the GRU-form section")
     parser.add_argument("-o", "--output-dir", type=Path, default=HERE)
     return parser.parse_args(argv)
@@ -725,15 +733,18 @@ def main(argv=None) -> int:
         examples.get(name)  # unknown names fail before any work
     int_names = ([n for n in names if n in bench_int.int_examples()] if args.only
                  else list(bench_int.QUICK) if args.quick else bench_int.int_examples())
-    fp_names = [] if args.int_only or args.published or args.streaming_only else names
-    int_names = [] if args.published or args.streaming_only else int_names
+    fp_names = ([] if args.int_only or args.published or args.streaming_only
+                or args.field_only else names)
+    int_names = [] if args.published or args.streaming_only or args.field_only else int_names
     published = (bench_published.names() if args.published or not (
-        args.only or args.quick or args.int_only or args.streaming_only) else [])
+        args.only or args.quick or args.int_only or args.streaming_only
+        or args.field_only) else [])
     start = time.perf_counter()
     # Fresh processes, before this one warms up: the first compile's cost is the figure.
     cold = (bench_cold.bench_cold(progress=lambda what, row: print(f"  {what}", file=sys.stderr,
                                                                      flush=True))
-            if not (args.only or args.int_only or args.published or args.streaming_only) else {})
+            if not (args.only or args.int_only or args.published or args.streaming_only
+                    or args.field_only) else {})
     if fp_names:
         warm_up()
     rows = [bench_example(examples.get(n)) for n in fp_names]
@@ -743,7 +754,7 @@ def main(argv=None) -> int:
     pub_int_rows = bench_published_int.bench(published, lambda what, row: print(
         f"  {what} {(row['error'] or 'ok').splitlines()[0]}", file=sys.stderr, flush=True))
     run_forms = not (args.no_gru_forms or args.only or args.int_only or args.published
-                     or args.streaming_only)
+                     or args.streaming_only or args.field_only)
     forms = bench_gru_forms(LOOP_SEQS[:2] if args.quick else LOOP_SEQS) if run_forms else []
     iree_forms = (bench_iree_forms(IREE_FORM_SEQS[:2] if args.quick else IREE_FORM_SEQS)
                   if run_forms else [])
@@ -752,15 +763,19 @@ def main(argv=None) -> int:
     int_rows = bench_int.bench_int(int_names)
     streaming = ((bench_streaming.bench_streaming(), bench_streaming.bench_drift())
                  if args.streaming_only or not (args.only or args.quick or args.int_only
-                                                or args.published) else ((), ()))
+                                                or args.published or args.field_only)
+                 else ((), ()))
+    field_rows = (bench_field.bench() if args.field_only or not (
+        args.only or args.quick or args.int_only or args.published or args.streaming_only)
+        else [])
     ts = (targets(rows, forms) + bench_cold.targets(cold) + bench_int.int_targets(int_rows)
-          + bench_streaming.targets(list(streaming[0])))
+          + bench_streaming.targets(list(streaming[0])) + bench_field.targets(field_rows))
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results_md = write_reports(rows, forms, int_rows, ts, environment(), args.output_dir,
-                               pub_rows, iree_forms, streaming, pub_int_rows, cold)
+                               pub_rows, iree_forms, streaming, pub_int_rows, cold, field_rows)
     print(results_md)
     if not (args.only or args.quick or args.no_gru_forms or args.int_only or args.published
-            or args.streaming_only):
+            or args.streaming_only or args.field_only):
         update_results_page(results_md)
     if streaming[0]:
         bench_streaming.update_page(bench_streaming.markdown(list(streaming[0]))

@@ -28,6 +28,8 @@ import torch2tosa
 from torch2tosa import Torch2TosaError
 from torch2tosa.examples.field import FIELD
 
+from executorch_field import count_ops
+
 CASES = (("a8w8", "ethos-u55-128"), ("a8w8", "ethos-u85-256"), ("a16w8", "ethos-u85-256"))
 CALIBRATION = 8
 HELD_OUT = 2
@@ -44,6 +46,7 @@ class IntResult:
     npu_ops: int | None = None
     cpu_ops: int | None = None
     cycles: int | None = None
+    ops: int | None = None  # TOSA ops of the .tosa other than constants (as ExecuTorch's)
 
 
 def items(entry, example, count: int, seed: int) -> list[tuple]:
@@ -74,6 +77,7 @@ def measure_int(name: str, scheme: str, target: str, size: str = "small",
     try:
         _, q, example = quantized(name, scheme, size)
         compiled = torch2tosa.compile(q, example, target=target)
+        result.ops = count_ops(compiled.flatbuffer)
         held_out = items(entry, example, HELD_OUT, 2)
         report = compiled.check(*held_out[0])
         result.max_steps = max(o.max_steps for o in report.outputs)

@@ -136,6 +136,23 @@ def test_global_pool_above_u55_limit_tosa_INT():
     assert vela.cpu_ops == 0, vela.summary()
 
 
+@pytest.mark.parametrize("pool", [lambda: nn.MaxPool2d((1, 4)), lambda: nn.AvgPool2d((1, 4))],
+                         ids=["max", "avg"])
+def test_pool_stride_beyond_npu_tosa_INT(pool):
+    """A pool along W whose windows tile it with a stride beyond the Ethos-U's 3 (DCASE
+    CRNN's MaxPool2d((1, 4))) reads one window per row of [N, H W / 4, 4, C] with stride 1
+    (Vela splits a stride-4 pool into one op per output column); the same windows."""
+    model = nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.ReLU(), pool())
+    compiled, x = _quantized(model, (1, 2, 6, 16), "a8w8", U55)
+    pools = [line for line in str(compiled.module).splitlines()
+             if "tosa.max_pool2d" in line or "tosa.avg_pool2d" in line]
+    assert len(pools) == 1 and "stride = array<i64: 1, 1>" in pools[0], pools
+    assert "tensor<1x24x4x8xi8>" in pools[0], pools
+    report = compiled.check(x, max_steps=1, min_snr_db=MIN_SNR_DB)
+    assert report.ok, report.summary()
+    assert compiled.vela().cpu_ops == 0
+
+
 U55_LIMITS = [
     ("padded_avg_pool", lambda: nn.Sequential(nn.Conv2d(4, 8, 3), nn.AvgPool2d(
         9, stride=1, padding=4, count_include_pad=False)), (1, 4, 18, 12),

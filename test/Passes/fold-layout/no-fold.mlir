@@ -134,3 +134,45 @@ func.func @activation_passed(%arg0: tensor<1x16x8xi8>) -> tensor<1x8x16xi8> {
   %1 = tosa.clamp %0 {max_val = 127 : i8, min_val = -5 : i8} : (tensor<1x8x16xi8>) -> tensor<1x8x16xi8>
   return %1 : tensor<1x8x16xi8>
 }
+
+// -----
+
+// COM: A softmax's x - max(x) over the rows of Linears ([16,1,1,8] -> [1,16,8]): the unit
+// COM: reshapes sink through the reduction but stay above the broadcasting sub, which
+// COM: sunk would run over a batch of 16 (Vela: 16 SUBs, no fused TABLE after them).
+// CHECK-LABEL: func.func @broadcast_sub_keeps_rows
+// CHECK-DAG:     %[[M:.*]] = tosa.reduce_max %arg0 {axis = 3 : i32} : (tensor<16x1x1x8xi32>) -> tensor<16x1x1x1xi32>
+// CHECK-DAG:     %[[X:.*]] = tosa.reshape %arg0, %{{.*}} -> tensor<1x16x8xi32>
+// CHECK-DAG:     %[[RM:.*]] = tosa.reshape %[[M]], %{{.*}} -> tensor<1x16x1xi32>
+// CHECK:         %[[D:.*]] = tosa.sub %[[X]], %[[RM]] : (tensor<1x16x8xi32>, tensor<1x16x1xi32>) -> tensor<1x16x8xi32>
+// CHECK:         return %[[D]]
+func.func @broadcast_sub_keeps_rows(%arg0: tensor<16x1x1x8xi32>) -> tensor<1x16x8xi32> {
+  %s3 = tosa.const_shape {values = dense<[1, 16, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %0 = tosa.reshape %arg0, %s3 : (tensor<16x1x1x8xi32>, !tosa.shape<3>) -> tensor<1x16x8xi32>
+  %1 = tosa.reduce_max %0 {axis = 2 : i32} : (tensor<1x16x8xi32>) -> tensor<1x16x1xi32>
+  %2 = tosa.sub %0, %1 : (tensor<1x16x8xi32>, tensor<1x16x1xi32>) -> tensor<1x16x8xi32>
+  return %2 : tensor<1x16x8xi32>
+}
+
+// -----
+
+// COM: A transpose before a widening RESCALE whose only user is an add with a foreign
+// COM: operand (BC-ResNet's broadcast y beside the block's NCHW aux) stays above the RESCALE:
+// COM: sink_layout stops at that add anyway, and sunk through the RESCALE it would move int32
+// COM: data and keep Vela from fusing the RESCALEs into the add.
+// CHECK-LABEL: func.func @transpose_stops_above_foreign_add
+// CHECK:         %[[T:.*]] = tosa.transpose %arg1
+// CHECK:         %[[R:.*]] = tosa.rescale %[[T]]
+// CHECK:         tosa.add %arg0, %[[R]]
+func.func @transpose_stops_above_foreign_add(%arg0: tensor<1x4x20x8xi32>, %arg1: tensor<1x1x8x4xi8>) -> tensor<1x20x8x4xi8> {
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<30> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %0 = tosa.transpose %arg1 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x1x8x4xi8>) -> tensor<1x4x1x8xi8>
+  %1 = tosa.rescale %0, %m, %s, %z8, %z32 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x4x1x8xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<1x4x1x8xi32>
+  %2 = tosa.add %arg0, %1 : (tensor<1x4x20x8xi32>, tensor<1x4x1x8xi32>) -> tensor<1x4x20x8xi32>
+  %3 = tosa.rescale %2, %m, %s, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x4x20x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x20x8xi8>
+  %4 = tosa.transpose %3 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x4x20x8xi8>) -> tensor<1x20x8x4xi8>
+  return %4 : tensor<1x20x8x4xi8>
+}

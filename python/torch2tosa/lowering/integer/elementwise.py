@@ -30,6 +30,8 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               (int32 accumulator for int8 and int16) without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
+              A pool along W with kernel = stride beyond the target's stride limit reads
+              one window per row of [N, H W / k, k, C] (`_windows_as_rows`).
     f(x)      the functions of table_functions.py (sigmoid, tanh, erf, sin, sign, floor, ...)
               and leaky_relu/pow/softplus: a 256-entry int8 TABLE, its entries computed by
               `quant_math.table_int8` exactly as the PT2E model computes f (int16 square: one
@@ -403,6 +405,10 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
     # one window along a dim (a global pool): any stride reads it (Ethos-U55 takes 1..3)
     stride = [1 if o == 1 else st for st, o in zip(stride, out_sizes)]
     args = dict(kernel=kernel, stride=stride, pad=pads, out_hw=out_sizes)
+    rows = _windows_as_rows(nhwc, kernel, stride, pads, target)
+    if rows is not None:  # the same windows, read with stride 1
+        nhwc, args = rows, dict(kernel=kernel, stride=[1, 1], pad=pads,
+                                out_hw=[tb.shape_of(rows)[1], 1])
     if _pool_limit(what, kind, kernel, pads, out_sizes, target):
         y, qp = _global_sum(nhwc, qp, out, what), out
     elif kind == "max":
@@ -410,11 +416,29 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
     else:
         y = tb.avg_pool2d(nhwc, **args, input_zp=qp.scalar_zero_point,
                           output_zp=qp.scalar_zero_point)
+    if rows is not None:
+        y = tb.reshape(y, [n, *out_sizes, c])
     if dims == 1:
         y = tb.transpose(tb.reshape(y, [n, out_sizes[1], c]), [0, 2, 1])
     else:
         y = tb.transpose(y, [0, 3, 1, 2])
     return requantized(y, qp, out, what)
+
+
+def _windows_as_rows(nhwc: ir.Value, kernel: list[int], stride: list[int], pads: list[int],
+                     target) -> ir.Value | None:
+    """A pool along W only whose windows tile W (kernel = stride, no padding) with a stride
+    beyond the target's (Ethos-U: 1..3; Vela splits such a pool into one op per output
+    column) reads [N, H, W, C] reshaped to [N, H W / k, k, C]: one window per row, kernel
+    (1, k), stride 1, then reshaped back to [N, H, W / k, C]. The same windows, bit for bit
+    (ExecuTorch's form; DCASE CRNN's MaxPool2d((1, 4)) on the U55: 24 ops, 2,208 cycles).
+    None when that does not apply."""
+    limit = getattr(target, "conv_stride_max", None)
+    n, h, w, c = tb.shape_of(nhwc)
+    if (limit is None or stride[1] <= limit or kernel[1] != stride[1] or kernel[0] != 1
+            or stride[0] != 1 or any(pads) or w % kernel[1]):
+        return None
+    return tb.reshape(nhwc, [n, h * w // kernel[1], kernel[1], c])
 
 
 def lower_avg_pool(op, out, target=None):
