@@ -85,7 +85,7 @@ ROWS = [
         25.0, a16w8=True, steps=(4, 0.8), pt2e_margin_db=1.5),
     Row("add", ("aten.add",), op(lambda a, b: a + b), "U55, U85", a16w8=True, snr_db=FLOOR_DB),
     Row("sub", ("aten.sub",), op(lambda a, b: a - b), "U55, U85", snr_db=FLOOR_DB),
-    Row("mul", ("aten.mul",), op(lambda a, b: a * b), "U55, U85", a16w8=True, snr_db=15.0),
+    Row("mul", ("aten.mul",), op(lambda a, b: a * b), "U55, U85", a16w8=True, snr_db=12.0),
     Row("bmm", ("aten.bmm",), op(lambda a, b: torch.bmm(a, b.transpose(1, 2)[:, :, :16]) / 8),
         "U55, U85", snr_db=FLOOR_DB),
     Row("matmul_activations", ("aten.matmul",),

@@ -225,7 +225,7 @@ def _holds(cmp: ir.Operation, rank: int, target) -> ir.Value:
     first, last = int(codes[holds][0]), int(codes[holds][-1])
     out = tb.tensor_type(tb.shape_of(x), bool_type)
     if holds.sum() == last - first + 1 == 1 and first > qp.qmin and last < qp.qmax:
-        return tosa.equal(out, x, tb.scalar(first, tb.int_type(32), rank))
+        return tosa.equal(x, tb.scalar(first, tb.int_type(32), rank), results=[out])
     if holds[-1]:  # [first, qmax]
         return tosa.greater_equal(out, x, tb.scalar(first, tb.int_type(32), rank))
     return tosa.greater_equal(out, tb.scalar(last, tb.int_type(32), rank), x)  # [qmin, last]
