@@ -26,7 +26,7 @@ class Tiny(nn.Module):
 
 class Cumulative(Tiny):
     def forward(self, x):
-        return super().forward(x).cumsum(-1)
+        return super().forward(x).cumprod(-1)
 
 
 class Dense(nn.Module):

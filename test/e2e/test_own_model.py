@@ -199,8 +199,8 @@ CLI_CASES = {
                                     f"it for an INT target ({INT_TARGETS}), or compile the float "
                                     f"model for 'tosa-fp'"),
     "op left in float": (["{T}:make_cumulative", *INT, "{R}/calib.npz"], True, 1,
-                         f"{{T}}:{files_.line_of('.cumsum(-1)')}: self (Cumulative): "
-                         f"aten.cumsum.default has no TOSA INT lowering in torch2tosa yet, so "
+                         f"{{T}}:{files_.line_of('.cumprod(-1)')}: self (Cumulative): "
+                         f"aten.cumprod.default has no TOSA INT lowering in torch2tosa yet, so "
                          f"torch2tosa.quantize left it in float, which target 'tosa-int' cannot "
                          f"run (TOSA PRO-INT has no float ops)"),
     # --calibration DATA
@@ -673,16 +673,17 @@ def test_own_model_left_in_float_names_every_module(tiny_quantized):
             self.mix = nn.Linear(16, 16)
 
         def forward(self, x):
-            y = torch.relu(self.conv(x).cumsum(-1))
-            return self.mix(y).cumprod(-1)
+            y = torch.relu(self.conv(x).cumprod(-1))
+            return torch.cummax(self.mix(y), -1).values
 
     model = Norms().eval()
     quantized = torch2tosa.quantize(model, [(X,)])
     message = _api(lambda: torch2tosa.compile(quantized, (X,), target="ethos-u85-256"))
-    first = files_.line_of("y = torch.relu(self.conv(x).cumsum(-1))", Path(__file__).read_text())
-    second = files_.line_of("return self.mix(y).cumprod(-1)", Path(__file__).read_text())
+    first = files_.line_of("y = torch.relu(self.conv(x).cumprod(-1))", Path(__file__).read_text())
+    second = files_.line_of("return torch.cummax(self.mix(y), -1).values",
+                            Path(__file__).read_text())
     assert message == (
-        f"{__file__}:{first}: self (Norms): aten.cumsum.default has no TOSA INT lowering in "
+        f"{__file__}:{first}: self (Norms): aten.cumprod.default has no TOSA INT lowering in "
         f"torch2tosa yet, so torch2tosa.quantize left it in float, which target 'ethos-u85-256' "
         f"cannot run (TOSA PRO-INT has no float ops); also left in float: self (Norms) at "
         f"test_own_model.py:{second}")

@@ -20,7 +20,7 @@ values; nothing is recomputed from statistics):
     elementwise (incl. minimum/maximum), reductions (sum, mean, amax), pooling, concat, stack,
     layout ops (incl. expand, repeat_interleave, flip without GATHER), x * c, PReLU and
     nonlinearities:
-    lowering/integer/elementwise.py
+    lowering/integer/elementwise.py, pooling.py, tables.py
     layer / group / instance / RMS norm: statistics in int32, a per-row 1/sqrt
     (lowering/integer/norms.py)
     matmul / bmm / mm of two activations: MATMUL with zero points, RESCALE
@@ -60,6 +60,7 @@ from ..lowering.conv2d import Conv2d, conv_spec
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import comparisons as cmp
 from ..lowering.integer import elementwise as ew
+from ..lowering.integer import pooling, tables
 from ..lowering.integer import norms
 from ..lowering.integer.matmul import MATMUL_OPS, lower_matmul
 from ..lowering.integer.rows import lower_row_divide
@@ -227,7 +228,7 @@ LOWERINGS = {
     "torch.aten.mul.Scalar": ew.lower_scalar,
     "torch.aten.where.self": cmp.lower_where,
     "torch.aten.masked_fill.Scalar": cmp.lower_where,
-    "torch.aten.prelu": ew.lower_prelu,
+    "torch.aten.prelu": tables.lower_prelu,
     "torch.aten.div.Scalar": ew.lower_scalar,
     "torch.aten.div.Tensor": lower_row_divide,
     "torch.aten.mean.dim": ew.lower_mean,
@@ -238,14 +239,14 @@ LOWERINGS = {
     "torch.aten.cat": ew.lower_cat,
     "torch.aten.stack": ew.lower_stack,
     **{name: ew.lower_minmax for name in ew.MINMAX_OPS},
-    "torch.aten.avg_pool1d": ew.lower_avg_pool,
-    "torch.aten.max_pool1d": ew.lower_max_pool,
-    "torch.aten.adaptive_avg_pool1d": ew.lower_adaptive_avg_pool,
-    "torch.aten.avg_pool2d": ew.lower_avg_pool,
-    "torch.aten.max_pool2d": ew.lower_max_pool,
-    "torch.aten.adaptive_avg_pool2d": ew.lower_adaptive_avg_pool,
+    "torch.aten.avg_pool1d": pooling.lower_avg_pool,
+    "torch.aten.max_pool1d": pooling.lower_max_pool,
+    "torch.aten.adaptive_avg_pool1d": pooling.lower_adaptive_avg_pool,
+    "torch.aten.avg_pool2d": pooling.lower_avg_pool,
+    "torch.aten.max_pool2d": pooling.lower_max_pool,
+    "torch.aten.adaptive_avg_pool2d": pooling.lower_adaptive_avg_pool,
     **{name: ew.lower_layout for name in ew.LAYOUT_OPS},
-    **{name: ew.lower_table for name in ew.TABLE_OPS},
+    **{name: tables.lower_table for name in tables.TABLE_OPS},
     **{name: norms.lower_norm for name in norms.NORM_OPS},
     **{name: lower_matmul for name in MATMUL_OPS},
     **{name: _lower_activation for name in ACTIVATIONS},
@@ -253,9 +254,9 @@ LOWERINGS = {
 
 
 # lowerings that take the target (which TABLE and MATMUL types it runs, whether it has SELECT)
-TARGETED = {ew.lower_table, ew.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
-            _lower_convolution, ew.lower_where, ew.lower_avg_pool, ew.lower_max_pool,
-            ew.lower_adaptive_avg_pool, cmp.lower_where, cmp.lower_mask}
+TARGETED = {tables.lower_table, tables.lower_prelu, norms.lower_norm, lower_matmul, lower_row_divide,
+            _lower_convolution, ew.lower_where, pooling.lower_avg_pool, pooling.lower_max_pool,
+            pooling.lower_adaptive_avg_pool, cmp.lower_where, cmp.lower_mask}
 
 
 # --- the pattern ---------------------------------------------------------------------------

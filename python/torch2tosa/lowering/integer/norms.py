@@ -47,7 +47,8 @@ from ...support.diagnostics import UnsupportedError
 from .. import tosa_builders as tb
 from ..torch_values import constant, dense_constant, int_list, is_none
 from . import quant_math as qm
-from .elementwise import quantized_operand, require_int16_tables
+from .elementwise import quantized_operand
+from .tables import require_int16_tables
 from .qparams import QParams
 from .rows import bits as _bits
 from .rows import column as _column

@@ -106,7 +106,8 @@ def lower_row_divide(op, out: QParams, target=None) -> ir.Value:
     their own scales: y = ARS(MUL(num, r, shift k), h) with 1/s = r 2^-h / R, then one
     RESCALE by (s_num / s_s) 2^k / (R s_y). The PT2E model divides in float; this is within
     1/s's precision (module doc) of it."""
-    from .elementwise import quantized_operand, require_int16_tables
+    from .elementwise import quantized_operand
+    from .tables import require_int16_tables
 
     what = "aten.div.Tensor"
     (num, qn), (s, qs) = (quantized_operand(v, what) for v in op.operands[:2])

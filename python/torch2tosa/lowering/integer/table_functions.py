@@ -9,7 +9,7 @@ and the emulation runs its int16 TABLE as TOSA interpolates it (testing/emulatio
 new unary float function is one line here.
 
 Ops with arguments besides x (pow, softplus, leaky_relu, gelu's approximate, elu's alpha)
-build their function from those arguments in `elementwise.lower_table`.
+build their function from those arguments in `tables.lower_table`.
 
 STEP_FUNCTIONS jump between values (sign, floor, round, ceil): an int8 TABLE is exact (each
 input code has its entry), but an int16 TABLE interpolates over 128 input codes per entry,
