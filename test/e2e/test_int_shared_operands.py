@@ -127,7 +127,7 @@ CASES = [
     ("attention", lambda m, h, twice: (_twice(torch.matmul(h, h.transpose(1, 2))),
                                        _twice(F.scaled_dot_product_attention(h, h, h))),
      [*cqo.MATMUL_OPS, "torch.aten.div.Tensor"]),
-    ("tables", _tables, list(cqo.ew.TABLE_OPS)),
+    ("tables", _tables, list(cqo.tables.TABLE_OPS)),
     # masks of a value read twice (lowering/integer/comparisons.py; U55: step TABLEs, MUL, ADD)
     ("comparisons", lambda m, h, twice: (twice(h.amin(-1, keepdim=True)),
                                          twice(h * (h >= 0).float()),
@@ -144,7 +144,7 @@ CASES = [
 A16W8_CASES = [("conv1d", lambda m, h, twice: (twice(m.conv1(h)), twice(m.grouped(h))),
                 ["torch.aten.convolution"]),
                ("tables", lambda m, h, twice: _tables(m, h, twice, chained=False),
-                list(cqo.ew.TABLE_OPS)),
+                list(cqo.tables.TABLE_OPS)),
                *(c for c in CASES if c[0] == "mul")]
 
 
