@@ -1,7 +1,7 @@
 """INT op tests beside the operator list (test_operator_list.py runs every row of
-torch2tosa.examples.operators): the error for an int16 TABLE on the Ethos-U55, and the
-rewrites before annotation (quantization/decompose_ops.py, decompose_movement.py) op by op
-on the float graph.
+torch2tosa.examples.operators): the errors for an int16 TABLE on the Ethos-U55 and for an
+int16 step function, and the rewrites before annotation (quantization/decompose_ops.py,
+decompose_movement.py) op by op on the float graph.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def test_int16_step_function_is_one_line_error_tosa_INT():
     line naming the op and the scheme to use."""
     model = operators.Between([operators.by_name()["floor"]]).eval()
     torch.manual_seed(1)
-    calibration = [(torch.randn(operators.INPUT_SHAPE),) for _ in range(2)]
+    calibration = [(torch.randn(SHAPE),) for _ in range(2)]
     quantized = torch2tosa.quantize(model, calibration, scheme="a16w8")
     with pytest.raises(Torch2TosaError, match=r"aten\.floor: a step function of int16 "
                                               r"activations \(scheme 'a16w8'\) has no TABLE "

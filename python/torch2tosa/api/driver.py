@@ -251,12 +251,9 @@ def _target_vela_options(options: dict | None, target: targets.Target) -> dict:
                               f"'{target.name}' is not one")
     from ..backends import vela  # optional dependency: ethos-u-vela
 
-    try:
-        vela.check_options(target.accelerator, options.get("system_config"),
-                           options.get("memory_mode"))
-    except vela.VelaOptionError as e:  # named as the API names them, not as the CLI's flags
-        raise Torch2TosaError(str(e).replace("--system-config ", "vela system_config ")
-                              .replace("--memory-mode ", "vela memory_mode ")) from None
+    vela.check_options(target.accelerator, options.get("system_config"),
+                       options.get("memory_mode"),
+                       flags=tuple(f"vela {option}" for option in VELA_OPTIONS))
     return options
 
 

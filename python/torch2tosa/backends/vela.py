@@ -200,14 +200,21 @@ def _config_sections() -> dict[str, list[str]] | None:
     return sections
 
 
-def check_options(accelerator: str, system_config: str | None, memory_mode: str | None) -> None:
+# How the command line names the two options (errors say it); the API: "vela system_config".
+OPTION_FLAGS = ("--system-config", "--memory-mode")
+
+
+def check_options(accelerator: str, system_config: str | None, memory_mode: str | None,
+                  flags: tuple[str, str] = OPTION_FLAGS) -> None:
     """One VelaOptionError line unless Vela can use `system_config` and `memory_mode` for
-    `accelerator` (names from its Arm/vela.ini; Dedicated_Sram* only on the U65/U85)."""
+    `accelerator` (names from its Arm/vela.ini; Dedicated_Sram* only on the U65/U85); the
+    error names them as `flags` do."""
+    system_flag, memory_flag = flags
     sections = _config_sections()
     family = accelerator.rsplit("-", 1)[0]  # ethos-u55
     if sections is not None:
-        for flag, kind, value in (("--system-config", "System_Config", system_config),
-                                  ("--memory-mode", "Memory_Mode", memory_mode)):
+        for flag, kind, value in ((system_flag, "System_Config", system_config),
+                                  (memory_flag, "Memory_Mode", memory_mode)):
             if value is None or value in sections[kind]:
                 continue
             names = [n for n in sections[kind]
@@ -219,13 +226,13 @@ def check_options(accelerator: str, system_config: str | None, memory_mode: str 
                                   f"{', '.join(names)}")
         if system_config is not None and not system_config.lower().startswith(
                 family.replace("-", "_")):
-            raise VelaOptionError(f"--system-config {system_config} describes another NPU "
+            raise VelaOptionError(f"{system_flag} {system_config} describes another NPU "
                                   f"than {accelerator}: use one of " + ", ".join(
                                       n for n in sections["System_Config"]
                                       if n.lower().startswith(family.replace("-", "_"))))
     if memory_mode is not None and memory_mode.startswith("Dedicated_Sram") \
             and not family.startswith(DEDICATED_SRAM_ACCELERATORS):
-        raise VelaOptionError(f"--memory-mode {memory_mode}: a dedicated SRAM is an "
+        raise VelaOptionError(f"{memory_flag} {memory_mode}: a dedicated SRAM is an "
                               f"Ethos-U65/U85 configuration, {accelerator} has none: use "
                               f"Shared_Sram (Arm's default for it) or Sram_Only")
 

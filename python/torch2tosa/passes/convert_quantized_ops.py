@@ -234,7 +234,7 @@ LOWERINGS = {
     "torch.aten.mean.dim": ew.lower_mean,
     "torch.aten.sum.dim_IntList": ew.lower_sum,
     "torch.aten.amax": ew.lower_amax,
-    "torch.aten.amin": cmp.lower_amin,
+    "torch.aten.amin": ew.lower_amin,
     **{name: cmp.lower_mask for name in cmp.TO_FLOAT_OPS},
     "torch.aten.cat": ew.lower_cat,
     "torch.aten.stack": ew.lower_stack,

@@ -35,13 +35,8 @@ def cumsum_as_linear(model: GraphModule, node: Node) -> bool:
     n = shape[dim]
     if n > MAX_LENGTH:
         return False
-    last = len(shape) - 1
     with model.graph.inserting_before(node):
         new = NodeBuilder(model, node)
-        if dim != last:
-            x = new(aten.transpose.int, (x, dim, last))
         weight = torch.tril(torch.ones(n, n, dtype=x.meta["val"].dtype))
-        y = new(aten.linear.default, (x, new.constant("_torch2tosa_cumsum_weight", weight)))
-        if dim != last:
-            y = new(aten.transpose.int, (y, dim, last))
+        y = new.linear_on(x, dim, new.constant("_torch2tosa_cumsum_weight", weight))
     return replace_node(model, node, y)

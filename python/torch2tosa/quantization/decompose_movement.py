@@ -283,13 +283,8 @@ def _linear_resize(model: GraphModule, node: Node) -> bool:
             if m == n and not align:
                 continue
             scale = scales[d - 2] if scales else None
-            weight = new.constant("_torch2tosa_resize_weight",
-                                  _linear_matrix(n, m, align, scale))
-            if d != rank - 1:
-                y = new(aten.transpose.int, (y, d, rank - 1))
-            y = new(aten.linear.default, (y, weight))
-            if d != rank - 1:
-                y = new(aten.transpose.int, (y, d, rank - 1))
+            y = new.linear_on(y, d, new.constant("_torch2tosa_resize_weight",
+                                                 _linear_matrix(n, m, align, scale)))
     return replace_node(model, node, y)
 
 

@@ -120,10 +120,8 @@ def _matmul(model: GraphModule, node: Node) -> bool:
         if wb is not None:
             y = new(aten.linear.default, (x, new.constant("_torch2tosa_matmul_weight",
                                                           w.t().contiguous())))
-        else:
-            xt = new(aten.transpose.int, (x, rank - 2, rank - 1))
-            y = new(aten.linear.default, (xt, new.constant("_torch2tosa_matmul_weight", w)))
-            y = new(aten.transpose.int, (y, rank - 2, rank - 1))
+        else:  # W @ x: a linear over x's rows
+            y = new.linear_on(x, rank - 2, new.constant("_torch2tosa_matmul_weight", w))
     return replace_node(model, node, y)
 
 

@@ -59,6 +59,16 @@ class NodeBuilder:
         self._copy_meta(node)
         return node
 
+    def linear_on(self, x: Node, dim: int, weight: Node) -> Node:
+        """linear(x, weight) over dim `dim` of x ([.., n, ..] -> [.., m, ..] for an [m, n]
+        weight): that dim moved last for the linear and back."""
+        last = len(shape_of(x)) - 1
+        dim %= last + 1
+        if dim != last:
+            x = self(torch.ops.aten.transpose.int, (x, dim, last))
+        y = self(torch.ops.aten.linear.default, (x, weight))
+        return y if dim == last else self(torch.ops.aten.transpose.int, (y, dim, last))
+
     def _copy_meta(self, node: Node) -> None:
         for key in KEPT_META:
             if key in self.source.meta:

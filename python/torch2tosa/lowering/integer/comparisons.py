@@ -1,7 +1,6 @@
 """Integer lowerings of the ops that compare values (convert-quantized-ops): quantization is
 increasing, so comparing codes at one scale and zero point compares the values.
 
-    amin        y = REDUCE_MIN(x) on int8/int16 (a RESCALE only when the parameters differ)
     mask.float  m = (x > c) as 0.0 / 1.0, quantized (`lower_mask`): x compared with a number
                 c or y (x >= 0, x == y, ...) and the boolean converted to float (`.float()`,
                 `.to(dtype)`, `type_as`):
@@ -20,24 +19,11 @@ from torch_mlir.dialects import tosa
 
 from ...support.diagnostics import UnsupportedError
 from .. import tosa_builders as tb
-from ..torch_values import constant, dense_constant, int_list
+from ..torch_values import constant, dense_constant
 from . import quant_math as qm
 from . import elementwise as ew
-from .elementwise import _result_shape, quantized_operand, requantized
+from .elementwise import _result_shape, _same_rank, quantized_operand
 from .qparams import QParams
-
-
-def lower_amin(op, out):
-    """REDUCE_MIN on the integer codes: min commutes with the (increasing) dequantization."""
-    what = "aten.amin"
-    x, qp = quantized_operand(op.operands[0], what)
-    shape = tb.shape_of(x)
-    dims = sorted({d % len(shape) for d in int_list(op.operands[1], f"{what}: dim")}) \
-        or list(range(len(shape)))
-    y = x
-    for d in dims:
-        y = tb.reduce_min(y, d)
-    return requantized(tb.reshape(y, _result_shape(op)), qp, out, what)
 
 
 # comparison -> (numpy function of (x, c), the TOSA form: (op, swap operands, negate))
@@ -254,11 +240,6 @@ def _no_select(cmp: ir.Operation, target) -> None:
         f"ones) needs TOSA GREATER/GREATER_EQUAL/EQUAL and SELECT, which target "
         f"'{target.name}' does not run ({target.description}); compare an int8 activation "
         f"with a number (a TABLE), or compile for ethos-u85-256 or tosa-int")
-
-
-def _same_rank(a: ir.Value, rank: int) -> ir.Value:
-    shape = tb.shape_of(a)
-    return tb.reshape(a, [1] * (rank - len(shape)) + shape) if len(shape) < rank else a
 
 
 def mask_producers(op: ir.Operation) -> list[ir.Operation]:

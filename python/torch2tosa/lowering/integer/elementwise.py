@@ -18,7 +18,8 @@ The arithmetic follows the TOSA INT profile, where ADD/SUB/MUL and REDUCE_SUM ru
               softmax's -inf fill: the bottom code)
     mean      y = RESCALE(REDUCE_SUM(x - zx), sx / (n sy)) + zy
     sum       y = RESCALE(REDUCE_SUM(x - zx), sx / sy) + zy
-    amax      y = REDUCE_MAX(x) on int8/int16 (a RESCALE only when the parameters differ)
+    amax/amin y = REDUCE_MAX(x) / REDUCE_MIN(x) on int8/int16 (a RESCALE only when the
+              parameters differ)
     cat       inputs whose parameters differ from the output's are RESCALEd first
     stack     the same, each input RESHAPEd with a size-1 axis at dim, one CONCAT
     min/max   a32 = RESCALE(a - za, sa / sy), b32 likewise, RESCALE(MAX(a32, b32), 1) + zy
@@ -275,11 +276,19 @@ def lower_sum(op, out):
 
 def lower_amax(op, out):
     """REDUCE_MAX on the integer codes: max commutes with the (increasing) dequantization."""
-    what = "aten.amax"
+    return _extreme(op, out, "aten.amax", tb.reduce_max)
+
+
+def lower_amin(op, out):
+    """REDUCE_MIN on the integer codes, as amax."""
+    return _extreme(op, out, "aten.amin", tb.reduce_min)
+
+
+def _extreme(op, out: QParams, what: str, reduce) -> ir.Value:
     x, qp = quantized_operand(op.operands[0], what)
     y = x
     for d in _reduced_dims(op, len(tb.shape_of(x)), what):
-        y = tb.reduce_max(y, d)
+        y = reduce(y, d)
     return requantized(tb.reshape(y, _result_shape(op)), qp, out, what)
 
 
