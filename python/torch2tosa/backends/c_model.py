@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .device import (C_TYPES, TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_IO, DeviceContract,
-                     TensorContract, arena_size, tflite_io_order)
+                     TensorContract, arena_size, tflite_io_order, tflm_overhead)
 
 DEFAULT_SECTION = ".rodata.torch2tosa_model"
 BYTES_PER_LINE = 16
@@ -77,7 +77,7 @@ def c_sources(name: str, tflite: bytes, contract: DeviceContract, scratch: int,
          f"#define {prefix}_MEMORY_MODE \"{contract.memory_mode}\"",
          f"#define {prefix}_VELA_SCRATCH_SIZE {scratch}u",
          f"#define {prefix}_VELA_SCRATCH_FAST_SIZE {scratch_fast}u",
-         f"#define {prefix}_TFLM_OVERHEAD {arena - _aligned(scratch) - _aligned(scratch_fast)}u",
+         f"#define {prefix}_TFLM_OVERHEAD {tflm_overhead(io_count)}u",
          f"#define {prefix}_ARENA_SIZE {arena}u", "",
          f"#define {prefix}_NUM_INPUTS {len(contract.inputs)}",
          f"#define {prefix}_NUM_OUTPUTS {len(contract.outputs)}"]
@@ -105,10 +105,6 @@ def c_sources(name: str, tflite: bytes, contract: DeviceContract, scratch: int,
          f"const unsigned char {array}[{prefix}_MODEL_SIZE] = {{",
          *[f"    {row}," for row in rows], "};", ""]
     return {f"{name}_model.c": "\n".join(c).encode(), header: "\n".join(h).encode()}
-
-
-def _aligned(n: int) -> int:
-    return -(-n // 16) * 16
 
 
 def _c_float(value: float) -> str:
