@@ -1,5 +1,5 @@
 """The "field models" section of `make bench`: the 2D keyword-spotting models of
-examples/field.py (small configurations, as test_field_models.py) beside ExecuTorch's graphs
+examples/field/ (small configurations, as test_field_models.py) beside ExecuTorch's graphs
 of the same models (bench/executorch_field.py: its recorded figures).
 
 Per model, from bench/field_models.py's measurement: TOSA ops (without constants) and Vela's
@@ -51,7 +51,7 @@ def markdown(rows: list[dict]) -> list[str]:
     if not rows:
         return []
     lines = [f"## Field models: keyword spotting on Ethos-U, vs ExecuTorch {EXECUTORCH_VERSION}",
-             "", "The 2D KWS models of `examples/field.py` (small configurations), a8w8 "
+             "", "The 2D KWS models of `examples/field/` (small configurations), a8w8 "
              "compiled for each NPU; ExecuTorch's graph of the same model, weights and "
              f"calibration run on the same Vela (bench/executorch_field.py; measured {MEASURED})."
              " Ops: TOSA ops without constants. SNR: the lowest over the outputs and "

@@ -95,10 +95,11 @@ def count_ops(tosa_bytes: bytes) -> int:
 
 
 def _field_registry():
-    """examples/field.py imports only torch: loaded by path, without torch2tosa (whose
-    MLIR bindings that environment lacks)."""
+    """examples/field/ imports only torch: loaded by path as a package of its own, without
+    torch2tosa (whose MLIR bindings that environment lacks)."""
+    package = ROOT / "python" / "torch2tosa" / "examples" / "field"
     spec = importlib.util.spec_from_file_location(
-        "field", ROOT / "python" / "torch2tosa" / "examples" / "field.py")
+        "field", package / "__init__.py", submodule_search_locations=[str(package)])
     module = importlib.util.module_from_spec(spec)
     sys.modules["field"] = module
     spec.loader.exec_module(module)

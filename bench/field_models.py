@@ -1,4 +1,4 @@
-"""The embedded field's audio models (python/torch2tosa/examples/field.py) on FP and INT, as
+"""The embedded field's audio models (python/torch2tosa/examples/field/) on FP and INT, as
 test/e2e/test_field_models.py checks them, tabulated for docs/support.md ("Field models").
 
     python bench/field_models.py                      # every model, small size, markdown

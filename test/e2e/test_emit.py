@@ -33,6 +33,7 @@ import pytest
 import torch2tosa
 from torch2tosa import examples
 from torch2tosa.backends import vela
+from torch2tosa.backends.vela_report import npz_arrays
 from torch2tosa.backends.device import TFLM_OVERHEAD_BASE, TFLM_OVERHEAD_PER_IO, align
 
 tflite = pytest.importorskip("tflite", reason="the TFLite reader is in the `test` extra: "
@@ -136,7 +137,7 @@ def check_emitted(compiled, out: Path, report, *, compile_c: bool = True) -> Non
             assert int(h[f"{p}_CHANNELS_LAST"]) == int(t.index in compiled.nwc_io[kind == "OUTPUT"])
 
     # Vela's scratch: the .tflite's scratch tensor, the raw output, the header
-    arrays = vela.npz_arrays(report)
+    arrays = npz_arrays(report)
     scratch = int(arrays["scratch_size"])
     names = {graph.Tensors(i).Name(): graph.Tensors(i) for i in range(graph.TensorsLength())}
     assert int(names[b"scratch"].ShapeAsNumpy()[0]) == scratch == int(

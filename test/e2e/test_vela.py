@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from torch2tosa.backends import flatbuffer, reference, vela
+from torch2tosa.backends.vela_report import npz_arrays
 from torch2tosa.backends import tosa_tools
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -85,7 +86,7 @@ def test_vela_int8_conv_block(block_flatbuffer, accelerator):
     assert report.sram_used_kib > 0 and report.flash_used_kib > 0
     assert report.inference_time_s > 0 and report.inferences_per_second > 0
     assert report.macs == 16 * 8 * 3 * 8  # output pixels x output channels x kernel taps x input channels
-    arrays = vela.npz_arrays(report)
+    arrays = npz_arrays(report)
     assert arrays["cmd_data"].nbytes > 0 and list(arrays["input_shape"][0][-2:]) == [16, 8]
     assert report.summary().startswith(f"{accelerator} ({defaults.system_config}")
     assert "0 CPU ops" in report.summary()

@@ -200,10 +200,11 @@ class CompiledModel(Checks, Streams):
         """The files of the Vela forms (`backends.device`), in the order of `forms`."""
         from ..backends import c_model, device
         from ..backends import vela as vela_
+        from ..backends.vela_report import npz_arrays
 
         if report is None:
             report = self.vela(system_config=system_config, memory_mode=memory_mode)
-        arrays = vela_.npz_arrays(report)
+        arrays = npz_arrays(report)
         contract = self.device_contract(report.system_config, report.memory_mode)
         tflite = None
         if {"vela-tflite", "c"} & set(forms):

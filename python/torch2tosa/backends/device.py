@@ -234,7 +234,7 @@ class _Flatbuffer:
 def raw_files(name: str, arrays: dict[str, np.ndarray], contract: DeviceContract,
               vela_version: str) -> dict[str, bytes]:
     """NAME_vela_cmd.bin, NAME_vela_weights.bin and NAME_vela_raw.json from Vela's raw output
-    (`vela.npz_arrays`)."""
+    (`vela_report.npz_arrays`)."""
     command, weights = _bytes(arrays["cmd_data"]), _bytes(arrays["weight_data"])
     cmd_file, weights_file = f"{name}_vela_cmd.bin", f"{name}_vela_weights.bin"
 

@@ -77,7 +77,7 @@ def emit_lines(compiled, files, vela) -> list[str]:
     """What --emit wrote for the device: each file and its size; with the C sources, the
     tensor arena their header gives (`device.arena_size`)."""
     from ..backends.device import arena_size
-    from ..backends.vela import npz_arrays
+    from ..backends.vela_report import npz_arrays
 
     lines = ["emit: " + ", ".join(f"{p} ({p.stat().st_size} bytes)" for p in files)]
     if any(p.name.endswith("_model.h") for p in files):
