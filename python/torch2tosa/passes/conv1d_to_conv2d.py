@@ -17,7 +17,7 @@ Padding. zeros: the conv's pad attribute; 'same' is l = d*(K-1)//2, r = d*(K-1) 
 floors: the right pad is reduced by the remainder (and, if that is not enough, the unused
 trailing input columns are sliced off). reflect / replicate / circular reach us as
 `aten.pad(x, [l, r], mode)` before the conv (the importer keeps `aten.pad` intact) and are
-lowered on the input's last dim as one tosa.gather of constant indices (`tb.gather_edges`;
+lowered on the input's last dim as one tosa.gather of constant indices (`edge_padding.gather_edges`;
 IREE fuses it into the conv's input, where slices, reverses and a concat cost one copy
 dispatch per part); a pad that only feeds convs is gathered straight into N,W',C and its
 NWC -> NCW cancels against the conv's NCW -> NWC in fold-layout.
@@ -40,6 +40,7 @@ import numpy as np
 from ..lowering import tosa_builders as tb
 from ..lowering.conv1d import Conv1d, ConvConstants, conv1d_spec, emit_conv
 from ..lowering.conv2d import Conv2d, conv2d_spec
+from ..lowering.edge_padding import gather_edges
 from ..lowering.torch_values import constant, dense_constant, int_list, is_none, static_float_tensor
 from ..support.diagnostics import UnsupportedError
 from ..support.pass_base import NO_MATCH, ON_TORCH, WALK, After, Diagnostics, guarded, pattern_pass
@@ -108,10 +109,10 @@ def lower_pad(op, rewriter):
     with rewriter.ip, op.location:
         x = tb.to_builtin(op.operands[0])
         if _feeds_convolutions_only(op):  # gathered as N,W',C: the conv's transpose cancels
-            y = tb.transpose(tb.gather_edges(x, pads[0], pads[1], mode, channels_last=True),
+            y = tb.transpose(gather_edges(x, pads[0], pads[1], mode, channels_last=True),
                              [0, 2, 1])
         else:
-            y = tb.gather_edges(x, pads[0], pads[1], mode)
+            y = gather_edges(x, pads[0], pads[1], mode)
         rewriter.replace_op(op, [tb.from_builtin(y)])
 
 

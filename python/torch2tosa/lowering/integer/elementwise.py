@@ -36,6 +36,7 @@ from torch_mlir import ir
 
 from ...support.diagnostics import UnsupportedError
 from .. import tosa_builders as tb
+from ..edge_padding import pad_edges
 from ..torch_values import constant, dense_constant, int_list
 from . import quant_math as qm
 from .qparams import QParams, dequantized
@@ -443,7 +444,7 @@ def _pad(op: ir.Operation, x: ir.Value, qp: QParams, what: str) -> ir.Value:
         return tb.pad_constant(x, per_dim, q)
     if len(pads) != 2:
         raise UnsupportedError(f"{what}: {mode} padding {pads} is supported on the last dim only")
-    return tb.pad_edges(x, rank - 1, pads[0], pads[1], mode)
+    return pad_edges(x, rank - 1, pads[0], pads[1], mode)
 
 
 def _is_none(value: ir.Value) -> bool:
