@@ -78,3 +78,22 @@ def test_long_sequence_on_ethos_u_bit_exact_tosa_INT(scheme):
     assert len(got) == len(want) == 2
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("scheme", ["a8w8", "a16w8"])
+def test_loop_form_on_ethos_u85_bit_exact_to_unrolled_tosa_INT(scheme):
+    """gru_form='loop' on ethos-u85-256 (its state products as MATMULs or CONV2Ds, the
+    target's): on the reference model, the same integers as the unrolled graph, every step's
+    h and h_n; and within the quantization step of the emulation (`check`)."""
+    quantized, inputs = _quantized(SHORT, scheme)
+    loop = torch2tosa.compile(quantized, inputs, target=U85, gru_form="loop", progress=False)
+    assert loop.op_counts()["tosa.while_loop"] == 1
+    unrolled = _compiled(SHORT, scheme, U85)
+    fresh = (torch.randn(inputs[0].shape, generator=torch.Generator().manual_seed(9)),)
+    in_specs, _ = unrolled.io_quantization
+    codes = [checking.quantize(t.numpy(), spec) for t, spec in zip(fresh, in_specs)]
+    for got, want in zip(reference.run(loop.flatbuffer, codes),
+                         reference.run(unrolled.flatbuffer, codes), strict=True):
+        np.testing.assert_array_equal(got, want)
+    report = loop.check(*fresh)
+    assert report.ok, report
