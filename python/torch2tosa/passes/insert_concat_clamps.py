@@ -25,7 +25,6 @@ tree back, and after decompose-long-concat, which builds the tree.
 from __future__ import annotations
 
 from torch_mlir import ir
-from torch_mlir.dialects import tosa
 
 from ..lowering import tosa_builders as tb
 from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo
