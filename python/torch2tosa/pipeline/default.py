@@ -92,6 +92,8 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
     floats = [] if options.target.is_int else ["convert-int32-to-f32"]
     # Vela wants every graph output written by an op (an input returned as it is is not)
-    copies = ["insert-output-copies"] if options.target.accelerator is not None else []
+    # and a long concat tree with inner nodes of their own (Vela's compile time, its docstring)
+    copies = (["insert-output-copies", "insert-concat-clamps"]
+              if options.target.accelerator is not None else [])
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *conv_rewrites, CLEANUP,
             *copies, *(validation if options.validate else []), environment]
