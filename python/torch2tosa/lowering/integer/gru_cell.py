@@ -91,10 +91,10 @@ def quantized_gru_cell(c: LayerConstants, batch: int, target=None) -> Cell:
     def first_step(gi_t, states, k, hidden_):
         return step(gi_t, states, k, hidden_, c.initial)
 
-    def carry(h: ir.Value, consts) -> ir.Value:
-        """h' as the unrolled steps carry it (`Cell.carry`): `step_inputs`' layout, or
-        [D, B, H]."""
-        return h if len(tb.shape_of(h)) == 4 else tb.reshape(h, [c.directions, batch, hidden])
+    def carry(h: ir.Value, consts) -> tuple[ir.Value, ir.Value]:
+        """(`Cell.carry`) the output reads h's twin (`ops.output_twin`); the next step h as
+        the step wrote it (`step_inputs`' layout, or [D, B, H])."""
+        return ops.carried(h, h)
 
     return Cell("gru_int", fmt.gates, ("h",), no_relayout, constants, step, project,
                 first_step=first_step if c.initial is not None else None,

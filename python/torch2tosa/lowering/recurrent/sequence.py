@@ -134,13 +134,15 @@ class Cell:
     step_inputs: Callable[[ir.Value, "LayerWeights", "SeqLayout"],
                           Callable[[int], ir.Value] | None] | None = None
 
-    # (h [D, B, P], the step's constants) -> h in the layout the next step's state product
-    # reads (a reshape), or None: the unrolled form then carries h between steps in that
-    # layout (`carries`) and stacks the output sequence from it, so one reshape per step
-    # is read by both the product and the output. Vela aliases a reshape whose input has one
-    # reader and copies it otherwise (h read by the product's reshape and by the CONCAT:
-    # a copy a step, 136-202 cycles on an LSTM(24, 48) step). None: h stays [D, B, P]
-    carry: Callable[[ir.Value, Any], ir.Value] | None = None
+    # (h' [D, B, P] or the step's own layout, the step's constants) -> (what the output
+    # sequence reads, h as the next step reads it), or None. The unrolled form then carries
+    # h in the layout of the next step's state product (one reshape a step, or none) and
+    # stacks the output from the first values (`carries`). Vela aliases a reshape whose
+    # input has one reader and copies it otherwise, and writes a CONCAT's input into the
+    # output in place only when the CONCAT is its one reader: h read by the product's
+    # reshape and by the CONCAT cost two copies a step (LSTM(24, 48): 136 + 134 cycles on
+    # Ethos-U85). None: h stays [D, B, P], the output reads it
+    carry: Callable[[ir.Value, Any], tuple[ir.Value, ir.Value]] | None = None
 
     # (cost.LayerShape) -> (one step's cost.Work, the layer's one-time Work): what the cell
     # costs a target (rewrite.float_cell compares the float GRU cells by it); None: not compared
@@ -242,11 +244,15 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
     carried = cell.carries(weights, layout)
     for t in range(steps):
         states = cell.step_at(t)(gi_at(t), states, consts, weights.hidden)
+        out = states[0]
         if carried:
-            states = (cell.carry(states[0], consts), *states[1:])
-        outputs.append(states[0])
+            out, h = cell.carry(states[0], consts)
+            states = (h, *states[1:])
+            # one step: no CONCAT to write into (its twin's ops are left dead)
+            out = out if steps > 1 else h
+        outputs.append(out)
     reorder = layout.interleaved and tb.is_float(weights.elem)
-    if carried:  # each [1, ...] holds one step's B rows of P: stacked, the rows t*B + b
+    if carried:  # each holds one step's B rows of P: stacked on axis 0, the rows t*B + b
         seq = tb.reshape(tb.concat(outputs, axis=0), [1, steps * batch, weights.state_width])
         states = (tb.reshape(states[0], [1, batch, weights.state_width]), *states[1:])
     elif weights.copies > 1:
