@@ -49,7 +49,9 @@ MIN_SNR_DB = {"a8w8": 28.0, "a16w8": 40.0}
 # The issues' bars, TOSA ops per step and layer: GRU 24 (#13; 25 since #36: an a8w8 step's
 # 1 - z from the sigmoid TABLE of -a_z, a SUB and a RESCALE for a third TABLE), LSTM 26 and
 # RNN 8 (#28).
-MAX_OPS_PER_STEP = {"GRU": 25, "LSTM": 26, "RNN": 8}
+# 26 for a one-direction GRU since #36's second round: h's twin for the output sequence (a
+# MUL, an ADD and a RESCALE; the step's two reshapes are gone), U55 5,012 -> 4,760 a step
+MAX_OPS_PER_STEP = {"GRU": 26, "LSTM": 26, "RNN": 8}
 REFERENCES = {"gru": gru_reference, "lstm": lstm_reference, "rnn_tanh": rnn_reference,
               "rnn_relu": rnn_reference}
 SEQS = {"gru_deepfilternet": (50, 100)}  # (short, long); default (10, 20)

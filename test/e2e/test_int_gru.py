@@ -28,7 +28,12 @@ OPS_PER_STEP = {"a8w8": 25, "a16w8": 23}
 # Issue #13's bar was 24; a8w8 takes two ops more since issue #36 (1 - z from the sigmoid
 # TABLE of the negated pre-activation: a SUB and a RESCALE instead of a third TABLE, which
 # Vela reloads at every use: Ethos-U55 5,816 -> 5,012 cycles a step, docs/ethos-u.md)
-MAX_OPS_PER_STEP = 25
+# One direction, 26 since the second round of #36: the step runs in the CONV2D's layout
+# (gru_cell.nhwc: the product's two reshapes gone) and the output sequence reads h's twin
+# (recurrent_ops.output_twin: (1 - z) n's MUL, the ADD and the RESCALE again), so that Vela
+# copies h neither for a reshape nor into the output: U55 5,012 -> 4,760 cycles a step
+MAX_OPS_PER_STEP = 26
+ONE_DIRECTION = {"reshape": -2, "twin": 3}
 
 
 def _calibration(inputs, count=4, seed=0):
@@ -204,7 +209,11 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
         counts.append(Counter({k: v for k, v in compiled.op_counts().items()
                                if k not in ("tosa.const", "tosa.const_shape")}))
     per_step = Counter({k: (counts[1][k] - counts[0][k]) // (2 * layers) for k in counts[1]})
-    assert sum(per_step.values()) == OPS_PER_STEP[scheme] <= MAX_OPS_PER_STEP, per_step
+    one_direction = name != "gru_bidirectional"
+    expected = OPS_PER_STEP[scheme] + one_direction * sum(ONE_DIRECTION.values())
+    assert sum(per_step.values()) == expected <= MAX_OPS_PER_STEP, per_step
+    # one direction: no reshape in a step (h is the next CONV2D's operand as it is)
+    assert per_step["tosa.reshape"] == (2 if name == "gru_bidirectional" else 0), per_step
     if name == "gru_h0":  # RESCALEs beyond the slope, per layer: the input projection's and
         # step 0's z h0 (h0 at its own scale), and nothing else
         outside = counts[0]["tosa.rescale"] - 4 * layers * per_step["tosa.rescale"]
@@ -214,7 +223,9 @@ def test_gru_ops_per_timestep_tosa_INT(name, layers, scheme):
     assert per_step["tosa.table"] == {"a8w8": 3, "a16w8": 2}[scheme]
     assert per_step["tosa.sub"] == {"a8w8": 1, "a16w8": 0}[scheme]
     assert per_step["tosa.conv2d"] == 1
-    assert per_step["tosa.rescale"] == {"a8w8": 5, "a16w8": 6}[scheme]
+    # one direction: h's twin for the output sequence, a RESCALE, a MUL and an ADD more
+    assert per_step["tosa.rescale"] == {"a8w8": 5, "a16w8": 6}[scheme] + one_direction
+    assert per_step["tosa.mul"] == 3 + one_direction
     assert per_step["tosa.cast"] == {"a8w8": 1, "a16w8": 0}[scheme]  # r to int32, exactly
 
 

@@ -15,10 +15,12 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
+from torch_mlir import ir
 
 import torch2tosa
 from torch2tosa import Torch2TosaError, checking, examples
 from torch2tosa.backends import reference
+from torch2tosa.lowering import tosa_builders as tb
 from torch2tosa.examples import models
 from torch2tosa.testing import lstm_reference, rnn_reference
 from torch2tosa.testing import recurrent_reference as rr
@@ -60,6 +62,9 @@ CONFIGS = [
     ("lstm", 1, True, False, True, True, 1, 0, "states"),
     ("lstm", 2, False, True, True, False, 2, 4, "out"),
     ("lstm", 1, True, True, False, True, 2, 3, "all"),
+    # one direction, time-major: h carried in the CONV2D's layout between steps (Cell.carry)
+    ("lstm", 1, False, True, False, True, 3, 0, "all"),
+    ("lstm", 2, False, True, False, False, 2, 0, "all"),
     ("rnn_tanh", 1, False, True, True, False, 1, 0, "all"),
     ("rnn_tanh", 2, True, False, False, True, 3, 0, "all"),
     ("rnn_relu", 1, False, True, True, True, 2, 0, "out"),
@@ -204,6 +209,36 @@ def test_decompose_recurrent_ops_per_timestep_tosa_INT(kind, proj, scheme):
     # a8w8: one TABLE for all four LSTM gates (g = 2 sigmoid(2x) - 1) and one for tanh(c)
     tables = {"lstm": 2 if scheme == "a8w8" else 3, "rnn_tanh": 1, "rnn_relu": 0}[kind]
     assert per_step["tosa.table"] == tables
+
+
+def test_lstm_step_h_has_one_reader_and_output_its_own_tosa_INT():
+    """One direction on ethos-u55-128: each step's h reaches the next step's CONV2D through a
+    reshape that is its only reader, and the output sequence's CONCAT reads values nothing
+    else reads (h's twin, `recurrent_ops.output_twin`), so Vela aliases the reshape and writes
+    the CONCAT's inputs in place instead of copying h twice a step (docs/ethos-u.md)."""
+    config = ("lstm", 1, False, True, True, False, 1, 0, "all")
+    model, inputs = _model(config, seq=4)
+    quantized = torch2tosa.quantize(model, _calibration(inputs, 2), scheme="a8w8")
+    compiled = torch2tosa.compile(quantized, inputs, target="ethos-u55-128")
+    ops = {"tosa.conv2d": [], "tosa.concat": []}
+
+    def visit(op):
+        if op.name in ops:
+            ops[op.name].append(op)
+        return ir.WalkResult.ADVANCE
+
+    compiled.module.operation.walk(visit)
+    operands = [op.operands[0] for op in ops["tosa.conv2d"]]
+    recurrent = [v for v in operands if tb.shape_of(v) == [1, 1, 1, 8]]  # h [1, 1, 8]
+    assert len(recurrent) == 3  # steps 1-3 (step 0 reads a zero h0: no product)
+    for v in recurrent:
+        assert v.owner.name == "tosa.reshape"
+        assert len(list(v.owner.operands[0].uses)) == 1  # h: the reshape alone
+        assert [u.owner.name for u in v.uses] == ["tosa.conv2d"]
+    (concat,) = ops["tosa.concat"]
+    assert len(concat.operands) == 4
+    for v in concat.operands:
+        assert len(list(v.uses)) == 1, v
 
 
 @pytest.mark.parametrize("name,scheme,accelerator,form", [

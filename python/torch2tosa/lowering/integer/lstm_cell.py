@@ -71,5 +71,13 @@ def quantized_lstm_cell(c: LayerConstants, batch: int, target=None) -> Cell:
     def first_step(gi_t, states, k, hidden_):
         return step(gi_t, states, k, hidden_, first=True)
 
+    def carry(h: ir.Value, k: LstmConstants) -> tuple[ir.Value, ir.Value]:
+        """(`Cell.carry`) the output reads h's twin (`ops.output_twin`); the next step h in
+        the CONV2D product's layout [1, 1, B, P]. Not the weights-first MATMUL's h^T
+        [1, P, 1]: Vela copies a one-channel tensor into the output at 456 cycles a step."""
+        nxt = ops.product_operand(h, c.recurrent, k.recurrent) if k.recurrent.form == ops.CONV \
+            else h
+        return ops.carried(h, nxt)
+
     return Cell("lstm_int", 4, ("h", "c"), no_relayout, constants, step, project,
-                first_step=first_step if c.initial is not None else None)
+                first_step=first_step if c.initial is not None else None, carry=carry)

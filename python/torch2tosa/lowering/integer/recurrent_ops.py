@@ -162,22 +162,86 @@ def product_bias(p: Product, fmt: Formats, batch: int, form: str = CONV) -> ir.V
     return None if p.bias_out is None else tb.const(p.bias_out[:, None, :], tb.int_type(I32))
 
 
+# Ops `output_twin` re-builds above the MUL it swaps: each reads one value
+_UNARY = ("tosa.rescale", "tosa.table", "tosa.clamp")
+
+
+def _mul_operand(add: ir.Operation) -> int | None:
+    """Which operand of an ADD a MUL defines (the second first), or None."""
+    for k in (1, 0):
+        op = tb.defining_op(add.operands[k])
+        if op is not None and op.name == "tosa.mul":
+            return k
+    return None
+
+
+def output_twin(h: ir.Value) -> ir.Value:
+    """A second value with h's integers, from ops of its own, for the output sequence; h
+    itself when h is not of the form below.
+
+    h = u_n(...u_1(MUL(a, b))...), each u a RESCALE, TABLE or CLAMP, or an ADD of that chain
+    with another value: re-built on MUL(b, a). A MUL with its operands swapped is another op
+    to CSE (tosa.mul is not marked commutative; tosa.add is, so an ADD's operands are not
+    swapped), and so is everything above it. Vela writes a CONCAT's input into the output in
+    place when the CONCAT is its only reader, and copies it otherwise (an ADD of zero a step:
+    134-208 cycles); the twin's ops cost 12-64 a step on an LSTM or GRU."""
+    chain, v = [], h
+    while (op := tb.defining_op(v)) is not None and op.name != "tosa.mul":
+        k = 0 if op.name in _UNARY else _mul_operand(op) if op.name == "tosa.add" else None
+        if k is None:
+            return h
+        chain.append((op, k))
+        v = op.operands[k]
+    if op is None or not chain:
+        return h
+    swapped = op.clone()
+    swapped.operands[0], swapped.operands[1] = op.operands[1], op.operands[0]
+    value = swapped.results[0]
+    for u, k in reversed(chain):
+        twin = u.clone()
+        twin.operands[k] = value
+        value = twin.results[0]
+    return value
+
+
+def carried(h: ir.Value, nxt: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """`Cell.carry`'s pair for h' and its value for the next step `nxt` (h', or a reshape of
+    it): the output reads h's twin, or `nxt` when h has none (then `nxt`, a reshape, keeps
+    h's one reader)."""
+    twin = output_twin(h)
+    return (nxt if twin is h else twin), nxt
+
+
+def product_operand(h: ir.Value, p: Product, k: ProductConstants) -> ir.Value:
+    """h [D, B, K] as the product `k` reads it (a reshape; h as it is when already so):
+    CONV2D [1, 1, pixels, D*B*K / pixels] (B pixels for one direction, one pixel of D*K
+    channels for two at batch 1); weights-first MATMUL h^T [D, K, 1]; STATE_MATMUL h."""
+    d, width = p.w_t.shape[:2]
+    batch = int(np.prod(tb.shape_of(h))) // (d * width)
+    if k.form == WEIGHTS_MATMUL:
+        return tb.reshape(h, [d, width, 1])
+    if k.form == STATE_MATMUL:
+        return tb.reshape(h, [d, batch, width])
+    pixels = batch if d == 1 else 1
+    return tb.reshape(h, [1, 1, pixels, d * batch * width // pixels])
+
+
 def apply_product(h: ir.Value, p: Product, k: ProductConstants, fmt: Formats,
                   out_bits: int = I32, output_zp: int = 0, nhwc: bool = False) -> ir.Value:
-    """RESCALE_c(h W^T + b): h [D, B, K] -> [D, B, W] (int32, or A with `out_bits`); `nhwc`:
-    a CONV2D's own output layout ([1, 1, B, W], [1, 1, 1, D*W] for two directions)."""
-    d, batch, width = tb.shape_of(h)
+    """RESCALE_c(h W^T + b): h [D, B, K] (or already `product_operand`'s layout) -> [D, B, W]
+    (int32, or A with `out_bits`); `nhwc`: a CONV2D's own output layout ([1, 1, B, W],
+    [1, 1, 1, D*W] for two directions)."""
+    d = p.w_t.shape[0]
+    x = product_operand(h, p, k)
+    batch = int(np.prod(tb.shape_of(x))) // (d * p.w_t.shape[1])
     if k.form != CONV:
         if k.form == STATE_MATMUL:
-            acc = tb.matmul(h, k.w, a_zp=p.input_zp)
+            acc = tb.matmul(x, k.w, a_zp=p.input_zp)
         else:  # batch 1: h^T and the result [D, W, 1] are reshapes of h and of [D, 1, W]
-            acc = tb.reshape(tb.matmul(k.w, tb.reshape(h, [d, width, 1]), b_zp=p.input_zp),
-                             [d, 1, p.width])
+            acc = tb.reshape(tb.matmul(k.w, x, b_zp=p.input_zp), [d, 1, p.width])
         y = rescale(acc, p.rescale, out_bits, output_zp=output_zp)
         return y if k.bias is None else tb.add(y, k.bias)
-    # rows (direction-major) side by side: D*K channels for batch 1, or B pixels for D = 1
-    pixels = batch if d == 1 else 1
-    x = tb.reshape(h, [1, 1, pixels, d * batch * width // pixels])
+    pixels = tb.shape_of(x)[2]
     acc = tb.conv2d(x, k.w, k.bias, pad=[0, 0, 0, 0], stride=[1, 1], dilation=[1, 1],
                     out_hw=[1, pixels], input_zp=p.input_zp)
     y = rescale(acc, tiled(p.rescale, d), out_bits, output_zp=output_zp)  # D*W channels

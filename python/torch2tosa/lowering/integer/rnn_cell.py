@@ -53,7 +53,13 @@ def quantized_rnn_cell(c: LayerConstants, batch: int, target=None) -> Cell:
     def first_step(gi_t, states, k, hidden_):
         return step(gi_t, states, k, hidden_, first=True)
 
+    def carry(h: ir.Value, k: ops.ProductConstants) -> tuple[ir.Value, ir.Value]:
+        """(`Cell.carry`) the output reads h's twin (`ops.output_twin`); the next step h in
+        the CONV2D product's layout (with `step_inputs`' layout, the step's own result). A
+        MATMUL's h^T [D, H, 1] is not carried (lstm_cell.carry)."""
+        return ops.carried(h, ops.product_operand(h, c.recurrent, k) if conv else h)
+
     name = "rnn_relu_int" if c.relu else "rnn_tanh_int"
     return Cell(name, 1, ("h",), no_relayout, constants, step, project,
                 first_step=first_step if c.initial is not None else None,
-                step_inputs=step_inputs)
+                step_inputs=step_inputs, carry=carry)

@@ -134,6 +134,16 @@ class Cell:
     step_inputs: Callable[[ir.Value, "LayerWeights", "SeqLayout"],
                           Callable[[int], ir.Value] | None] | None = None
 
+    # (h' [D, B, P] or the step's own layout, the step's constants) -> (what the output
+    # sequence reads, h as the next step reads it), or None. The unrolled form then carries
+    # h in the layout of the next step's state product (one reshape a step, or none) and
+    # stacks the output from the first values (`carries`). Vela aliases a reshape whose
+    # input has one reader and copies it otherwise, and writes a CONCAT's input into the
+    # output in place only when the CONCAT is its one reader: h read by the product's
+    # reshape and by the CONCAT cost two copies a step (LSTM(24, 48): 136 + 134 cycles on
+    # Ethos-U85). None: h stays [D, B, P], the output reads it
+    carry: Callable[[ir.Value, Any], tuple[ir.Value, ir.Value]] | None = None
+
     # (cost.LayerShape) -> (one step's cost.Work, the layer's one-time Work): what the cell
     # costs a target (rewrite.float_cell compares the float GRU cells by it); None: not compared
     work: Callable[[Any], tuple[Any, Any]] | None = None
@@ -152,6 +162,13 @@ class Cell:
         if self.merge is not None:
             return self.merge(directions, hidden, elem)
         return stack_layer_weights(directions, hidden, elem)
+
+    def carries(self, weights: LayerWeights, layout: SeqLayout) -> bool:
+        """Whether the unrolled form carries h in the product's layout (`carry`): one
+        direction, one copy, one step's rows contiguous (the carried h's stacked on a new
+        leading axis are then the output's rows, t*B + b)."""
+        return (self.carry is not None and weights.copies == 1 and not layout.interleaved
+                and weights.w_hh_t.shape[0] == 1)
 
     def state_widths(self, weights: LayerWeights) -> list[int]:
         return [weights.state_width if s == "h" else weights.hidden for s in self.state_names]
@@ -224,11 +241,21 @@ def run_layer_unrolled(cell: Cell, x: ir.Value, states0: States, weights: LayerW
 
     consts = cell.constants(weights)
     states, outputs = carry_in(states0, weights), []
+    carried = cell.carries(weights, layout)
     for t in range(steps):
         states = cell.step_at(t)(gi_at(t), states, consts, weights.hidden)
-        outputs.append(states[0])
+        out = states[0]
+        if carried:
+            out, h = cell.carry(states[0], consts)
+            states = (h, *states[1:])
+            # one step: no CONCAT to write into (its twin's ops are left dead)
+            out = out if steps > 1 else h
+        outputs.append(out)
     reorder = layout.interleaved and tb.is_float(weights.elem)
-    if weights.copies > 1:
+    if carried:  # each holds one step's B rows of P: stacked on axis 0, the rows t*B + b
+        seq = tb.reshape(tb.concat(outputs, axis=0), [1, steps * batch, weights.state_width])
+        states = (tb.reshape(states[0], [1, batch, weights.state_width]), *states[1:])
+    elif weights.copies > 1:
         seq, states = _first_copies(outputs, states, weights)
     elif layout.interleaved and not reorder:
         seq = tb.concat(outputs, axis=2)  # [D, B, T*P]
