@@ -31,7 +31,8 @@ import torch
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import table16
 from ..lowering.integer import table_functions
-from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
+from . import gru_reference, integer_ops, lstm_reference, recurrent_reference as rr
+from . import rnn_reference
 
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
                "rnn_tanh": rnn_reference.reference, "rnn_relu": rnn_reference.reference}
@@ -249,6 +250,8 @@ def emulate(graph_module: torch.fx.GraphModule, inputs: Sequence,
             layer = integer_layer(graph_module, node, args)
             if layer is None:
                 layer = table_int16(node, args)
+            if layer is None:
+                layer = integer_ops.integer_op(graph_module, node, args)
             return super().run_node(node) if layer is None else layer
 
     with torch.no_grad():
