@@ -48,11 +48,7 @@ THRESHOLDS = {"a8w8": {}, "a16w8": {}}
 # from the emulation that runs them as the graph does)
 CHECK_OVERRIDES: dict[tuple[str, str, str], tuple[dict, str]] = {}
 # (model, size, scheme) -> (the least SNR of its outputs against float, why)
-MIN_SNR_OVERRIDES = {
-    ("fsmn_vad", "published", "a8w8"): (
-        24.0, "a softmax over 248 states of an untrained model: every probability near "
-              "1/248, a few int8 codes of the output's range (24.2 dB; a16w8 50.8 dB)"),
-}
+MIN_SNR_OVERRIDES: dict[tuple[str, str, str], tuple[float, str]] = {}
 
 
 class Built:

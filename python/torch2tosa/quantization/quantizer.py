@@ -46,6 +46,7 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
                                   fixed or x-derived ranges decompose_softmax.py lists
+                                  (a softmax's probabilities: observed, [0, p_max])
                                   (int16: the same ranges with zero point 0); a mask
                                   (-inf where excluded) adds two pieces with x's and
                                   x - max's parameters
@@ -86,6 +87,7 @@ dequantize before it.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -95,12 +97,15 @@ from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
     FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
+    QuantizationSpec,
     Quantizer,
     SharedQuantizationSpec,
 )
+from torchao.quantization.pt2e import MinMaxObserver
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
 from ..lowering.integer import table_functions
+from ..lowering.integer.quant_math import SCALE_FLOOR
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
@@ -459,6 +464,8 @@ class TosaQuantizer(Quantizer):
             output = _non_positive_spec(x_edge, act, math.log(size), floor)
         elif part == sm.EXP:
             output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
+        elif part == sm.PROBABILITY:  # the softmax: [0, the largest probability observed]
+            output = _probability_spec(act)
         elif part == sm.MASKED_EXP:  # e times 0/1 constants: e's parameters
             output = SharedQuantizationSpec((node.args[0], node))
         elif part == sm.ROW_SUM:  # sum(e) in int32 at e's own scale: exact
@@ -502,6 +509,24 @@ class TosaQuantizer(Quantizer):
             _annotate(users[0], {}, self.scheme.activation)
             return None
         return self.scheme.activation
+
+
+def _probability_spec(act) -> QuantizationSpec:
+    """A softmax's output: [0, p_max], p_max the largest probability calibration gives
+    (MinMaxObserver: 0 is always in range, nothing seen is clipped), as ExecuTorch's Arm
+    quantizer observes its softmax's last op. A fixed [0, 1] gives a softmax over n states
+    whose probabilities stay near 1/n (an untrained or uncertain classifier) one or two
+    codes at 1/255; p_max/255 resolves them as finely as their own range allows, and a
+    confident classifier (p_max near 1) keeps [0, 1]. One spec object per scheme (torchao
+    merges observers of equal specs only)."""
+    return _observed_spec(act.dtype, act.quant_min, act.quant_max, act.qscheme)
+
+
+@functools.lru_cache(maxsize=None)
+def _observed_spec(dtype, quant_min: int, quant_max: int, qscheme) -> QuantizationSpec:
+    return QuantizationSpec(dtype=dtype, quant_min=quant_min, quant_max=quant_max,
+                            qscheme=qscheme,
+                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=SCALE_FLOOR))
 
 
 def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:
