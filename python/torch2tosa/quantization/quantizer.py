@@ -50,9 +50,11 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   (int16: the same ranges with zero point 0); a mask
                                   (-inf where excluded) adds two pieces with x's and
                                   x - max's parameters
+  avg_pool, adaptive_avg_pool     a8w8: input x's own parameters, output act (a window
+                                  sum and one RESCALE); a16w8: as the layout ops below
   shape / layout ops (incl. expand, repeat, repeat_interleave, flip, a `to` that keeps
   the float dtype), max_pool, mean,
-  avg_pool, zero padding, standalone relu/clamp,
+  zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
                                   input
@@ -105,6 +107,7 @@ from torchao.quantization.pt2e import MinMaxObserver
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
 from ..lowering.integer import table_functions
+from ..lowering.integer.pooling import SUMMED_WINDOW_TAPS
 from ..lowering.integer.quant_math import SCALE_FLOOR
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
@@ -166,13 +169,18 @@ SHARED_OPS = {
     aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
     aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.max_pool1d.default,
     aten.max_pool2d.default, aten.amax.default, aten.mean.dim, aten.mean.default,
-    aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default, aten.avg_pool2d.default,
-    aten.adaptive_avg_pool2d.default, aten.clone.default,
+    aten.clone.default,
     aten.contiguous.default, aten.dropout.default, operator.getitem,
     aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
     aten.amin.default,
 } | FUSABLE_ACTIVATIONS
+# Average pools: an int8 (a8w8) window of at most SUMMED_WINDOW_TAPS taps (and no padding
+# left out of its count) gets its own output observer, which the lowering's window sum rounds
+# to once (lowering/integer/pooling.py); any other shares x's, as SHARED_OPS (TOSA
+# AVG_POOL2D: x's parameters).
+AVG_POOL_OPS = {aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default,
+                aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default}
 # Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
 SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
@@ -256,6 +264,8 @@ class TosaQuantizer(Quantizer):
             elif target in mask_rules.MASK_OPS and mask_rules.annotate_mask(
                     node, self.scheme.activation):
                 pass
+            elif target in AVG_POOL_OPS:
+                self._annotate_average(node)
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)) \
                     or (target in SAME_DTYPE_OPS and _same_dtype(node)):
                 self._annotate_shared(node)
@@ -500,6 +510,23 @@ class TosaQuantizer(Quantizer):
             return  # a float producer: stay float rather than quantize a view
         _annotate(node, {x: input_spec}, SharedQuantizationSpec((x, node)))
 
+    def _annotate_average(self, node: Node) -> None:
+        """An average pool: x's own parameters in; out, x's parameters (int16) or its own
+        observer (int8: AVG_POOL_OPS)."""
+        if self.scheme.activation.dtype != torch.int8 or not _summed_window(node):
+            self._annotate_shared(node)
+            return
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        if _output_annotated(x):
+            input_spec = SharedQuantizationSpec(x)
+        elif x.op == "placeholder":
+            input_spec = self.scheme.activation
+        else:
+            return  # a float producer: stay float
+        _annotate(node, {x: input_spec}, self.scheme.activation)
+
     def _output_unless_fused(self, node: Node):
         """The activation spec for `node`'s output, or None after annotating the clamp that
         follows it (its only user) with that spec instead."""
@@ -509,6 +536,36 @@ class TosaQuantizer(Quantizer):
             _annotate(users[0], {}, self.scheme.activation)
             return None
         return self.scheme.activation
+
+
+def _summed_window(node: Node) -> bool:
+    """Whether an average pool's windows have at most SUMMED_WINDOW_TAPS taps, every one
+    counted (no padding that count_include_pad=False leaves out): the lowering's window sum
+    (pooling.py)."""
+    x = node.args[0]
+    val = x.meta.get("val") if isinstance(x, Node) else None
+    if not isinstance(val, torch.Tensor):
+        return False
+    dims = 1 if node.target in (aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default) \
+        else 2
+    sizes = list(val.shape[-dims:])
+    if node.target in (aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default):
+        out = list(node.args[1]) if isinstance(node.args[1], (list, tuple)) else [node.args[1]]
+        out = [o if o is not None else s for o, s in zip(out * dims if len(out) == 1 else out,
+                                                          sizes)]
+        if any(not isinstance(o, int) or o <= 0 or s % o for s, o in zip(sizes, out)):
+            return False
+        kernel = [s // o for s, o in zip(sizes, out)]
+    else:
+        kernel = list(node.args[1]) if isinstance(node.args[1], (list, tuple)) \
+            else [node.args[1]]
+        kernel = kernel * dims if len(kernel) == 1 else kernel
+        padding = node.args[3] if len(node.args) > 3 else 0
+        padding = list(padding) if isinstance(padding, (list, tuple)) else [padding]
+        include_pad = node.args[5] if len(node.args) > 5 else True
+        if any(padding) and not include_pad:
+            return False
+    return math.prod(kernel) <= SUMMED_WINDOW_TAPS
 
 
 def _probability_spec(act) -> QuantizationSpec:
