@@ -17,6 +17,8 @@ semantics (quant_math's references of RESCALE, MUL, TABLE):
     mul        y = RESCALE((a - za) (b - zb), sa sb / sy) + zy; by a positive number c (mul
                by a Python scalar): y = RESCALE(x - zx, sx c / sy) + zy
     mean/sum   y = RESCALE(sum(x - zx), sx / (n sy)) + zy  (n = 1 for sum)
+    avg pools  of their own output parameters (a8w8, at most 4 taps): the window sums and
+               one RESCALE by sx / (n sy) (AVG_POOL2D at x's parameters: the PT2E model's)
     prelu      per-channel slopes a: in int32 at sx 2^-q, A = round(a 2^(q+t)), MAXIMUM /
                MINIMUM of x 2^q and MUL(x, A, shift t) (both: MAXIMUM(x 2^q, 0) + MUL(MINIMUM(x,
                0), A, t)), RESCALE by sx 2^-q / sy (one slope: the TABLE, `emulation`)
@@ -182,6 +184,36 @@ def _reduce_sum(node, args, out: _Format, mean: bool):
     return _rescale(total, q.scale / (count * out.scale), out)
 
 
+# --- average pools of their own output parameters --------------------------------------------
+
+_POOLS = {aten.avg_pool1d.default: torch.nn.functional.avg_pool1d,
+          aten.avg_pool2d.default: torch.nn.functional.avg_pool2d,
+          aten.adaptive_avg_pool1d.default: torch.nn.functional.adaptive_avg_pool1d,
+          aten.adaptive_avg_pool2d.default: torch.nn.functional.adaptive_avg_pool2d}
+
+
+def _average(node, args, out: _Format):
+    """An int8 average pool whose output has parameters of its own (a8w8 windows of few
+    taps): each window's integer sum, one RESCALE by sx / (n sy). The sums come from
+    PyTorch's average of the centred codes (the zero padding counted, as the lowering pads
+    with the zero point) times n, exact in float64."""
+    q = input_format(node.args[0])
+    if q is None or q.int_type != "i8" or (q.scale, q.zero_point) == (out.scale,
+                                                                      out.zero_point):
+        return None
+    x = torch.from_numpy((q.codes(args[0]) - q.zero_point).astype(np.float64))
+    adaptive = node.target in (aten.adaptive_avg_pool1d.default,
+                               aten.adaptive_avg_pool2d.default)
+    average = _POOLS[node.target](x, *args[1:])
+    if adaptive:
+        taps = math.prod(i // o for i, o in zip(x.shape[2:], average.shape[2:]))
+    else:
+        kernel = list(args[1]) if isinstance(args[1], (list, tuple)) else [args[1]]
+        taps = math.prod(kernel * (x.dim() - 2) if len(kernel) == 1 else kernel)
+    sums = torch.round(average * taps).numpy().astype(np.int64)
+    return _rescale(sums, q.scale / (taps * out.scale), out)
+
+
 # --- PReLU with one slope per channel --------------------------------------------------------
 
 
@@ -274,6 +306,8 @@ def integer_op(graph_module: torch.fx.GraphModule, node: torch.fx.Node,
         codes = _reduce_sum(node, args, out, target is aten.mean.dim)
     elif target is aten.prelu.default:
         codes = _prelu(graph_module, node, args, out)
+    elif target in _POOLS:
+        codes = _average(node, args, out)
     else:
         codes = _norm(node, args, out)
     if codes is None:
@@ -283,6 +317,6 @@ def integer_op(graph_module: torch.fx.GraphModule, node: torch.fx.Node,
 
 
 _HANDLED = {aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.mul.Tensor,
-            aten.mean.dim, aten.sum.dim_IntList, aten.prelu.default} | _NORMS
+            aten.mean.dim, aten.sum.dim_IntList, aten.prelu.default} | _NORMS | set(_POOLS)
 
 __all__ = ["integer_op", "input_format", "output_format"]
