@@ -3,8 +3,9 @@
 A float graph is compared with the eager model in absolute error (`CheckReport`). An
 integer graph is compared in quantization steps with an emulation of its integer arithmetic
 (`torch2tosa.testing.emulation`: the PT2E model with every recurrent layer and cell run as
-torch2tosa's integer cell and every conv and linear layer with its integer accumulator and
-RESCALE; the PT2E model alone follows neither, so a correct integer GRU reads several steps
+torch2tosa's integer cell, every conv and linear layer with its integer accumulator and
+RESCALE, and elementwise ops, reductions and norms on the codes; the PT2E model alone
+follows none of them, so a correct integer GRU reads several steps
 from it), with the PT2E model itself as a second opinion, and with the float model it came
 from in max abs error and SNR (`QuantizedCheckReport`).
 """
@@ -21,8 +22,9 @@ from .backends.reference import ReferenceModelError
 from .support.diagnostics import Torch2TosaError
 
 # An INT graph matches its emulation when at least this fraction of every output's elements
-# is at most one quantization step away (the ops the emulation takes from the PT2E model
-# round a tie now and then otherwise).
+# is at most one quantization step away (a graph the emulation follows exactly reads 0 steps;
+# the ops it still takes from the PT2E model, such as attention's row division and int16
+# average pools, may round a tie).
 MIN_WITHIN_ONE_STEP = 0.999
 
 

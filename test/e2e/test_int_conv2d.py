@@ -123,6 +123,26 @@ def test_pool2d_tosa_INT(scheme, pool):
     assert report.ok, report.summary()
 
 
+@pytest.mark.parametrize("pool", [lambda: nn.AvgPool1d(2), lambda: nn.AvgPool2d(2, 1),
+                                  lambda: nn.AdaptiveAvgPool2d((3, 4))],
+                         ids=["avg1d_k2", "avg2d_k2", "adaptive_2x2"])
+def test_avg_pool_a8w8_window_sum_tosa_INT(pool):
+    """An a8w8 average pool has its own output parameters and sums each window in int32
+    (DEPTHWISE_CONV2D of ones) with one RESCALE to them: 0 steps from the PT2E model, which
+    averages in float and rounds to those parameters. (AVG_POOL2D keeps x's parameters and
+    rounds sum / n half up where PyTorch rounds half to even: with a kernel of 2 every other
+    window is a tie, a quarter of the outputs a step apart and biased up.)"""
+    one_d = "1d" in pool().__class__.__name__.lower()
+    conv = nn.Conv1d(4, 8, 3) if one_d else nn.Conv2d(4, 8, 3)
+    shape = (1, 4, 18) if one_d else (1, 4, 8, 10)
+    compiled, x = _quantized(nn.Sequential(conv, nn.ReLU(), pool()), shape, "a8w8", U55)
+    counts = compiled.op_counts()
+    assert counts.get("tosa.avg_pool2d", 0) == 0 and counts["tosa.depthwise_conv2d"] == 1, counts
+    report = compiled.check(x, max_steps=0, min_snr_db=MIN_SNR_DB)
+    assert report.ok and report.outputs[0].pt2e_max_steps == 0, report.summary()
+    assert compiled.vela().cpu_ops == 0
+
+
 def test_global_pool_above_u55_limit_tosa_INT():
     """A global average over more than 256 rows (Vela's AVG_POOL2D limit on the U55):
     REDUCE_SUMs and one RESCALE, on the NPU."""
@@ -141,11 +161,12 @@ def test_global_pool_above_u55_limit_tosa_INT():
 def test_pool_stride_beyond_npu_tosa_INT(pool):
     """A pool along W whose windows tile it with a stride beyond the Ethos-U's 3 (DCASE
     CRNN's MaxPool2d((1, 4))) reads one window per row of [N, H W / 4, 4, C] with stride 1
-    (Vela splits a stride-4 pool into one op per output column); the same windows."""
+    (Vela splits a stride-4 pool into one op per output column); the same windows (an
+    a8w8 average: their sums, a depthwise conv)."""
     model = nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.ReLU(), pool())
     compiled, x = _quantized(model, (1, 2, 6, 16), "a8w8", U55)
     pools = [line for line in str(compiled.module).splitlines()
-             if "tosa.max_pool2d" in line or "tosa.avg_pool2d" in line]
+             if "tosa.max_pool2d" in line or "tosa.depthwise_conv2d" in line]
     assert len(pools) == 1 and "stride = array<i64: 1, 1>" in pools[0], pools
     assert "tensor<1x24x4x8xi8>" in pools[0], pools
     report = compiled.check(x, max_steps=1, min_snr_db=MIN_SNR_DB)

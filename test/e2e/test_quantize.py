@@ -209,10 +209,12 @@ def _quantize_of(node: torch.fx.Node) -> torch.fx.Node:
 def test_quantize_decomposes_softmax_a8w8(log):
     """a8w8: (log_)softmax over n = 6 channels becomes amax (x's parameters), d = x - max (x's
     scale, zero point 127), exp (1/255, -128), sum ((n + 1/2)/255, -128), log (log(n)/255, -128),
-    d - log (s_x + log(n)/255, 127) [, exp (1/255, -128)], every piece between Q/DQ."""
+    d - log (s_x + log(n)/255, 127) [, exp (the largest probability observed / 255, -128)],
+    every piece between Q/DQ."""
     aten = torch.ops.aten
     model = SoftmaxHead(log).eval()
-    gm = torch2tosa.quantize(model, calibration_for((torch.randn(1, 4, 16),)))
+    calibration = calibration_for((torch.randn(1, 4, 16),))
+    gm = torch2tosa.quantize(model, calibration)
     by_target = {}
     for node in gm.graph.nodes:
         by_target.setdefault(node.target, []).append(node)
@@ -234,9 +236,13 @@ def test_quantize_decomposes_softmax_a8w8(log):
     assert _quantize_of(total).args[1:3] == (pytest.approx(6.5 / 255), -128)
     assert _quantize_of(logarithm).args[1:3] == (pytest.approx(math.log(6) / 255), -128)
     assert _quantize_of(log_softmax).args[1:3] == (pytest.approx(s_x + math.log(6) / 255), 127)
-    if not log:
+    if not log:  # the probabilities: [0, the largest one calibration gave]
         assert exps[1].args[0].args[0] is _quantize_of(log_softmax)
-        assert _quantize_of(exps[1]).args[1:3] == (pytest.approx(1 / 255), -128)
+        scale, zero_point = _quantize_of(exps[1]).args[1:3]
+        with torch.no_grad():  # the float model's largest probability in calibration
+            top = max(float(model(*inputs).max()) for inputs in calibration)
+        assert (scale, zero_point) == (pytest.approx(top / 255, rel=1e-5), -128)
+        assert top < 1
     x = torch.randn(1, 4, 16)
     assert snr_db(model(x), gm(x)) > 30
 

@@ -15,7 +15,8 @@ dim of size n, with x at scale s_x (int8 codes q_x):
                                    (the + 1/2 keeps its RESCALE off rounding ties)
     l = log(S)                     [0, log n]: scale log(n)/255             TABLE
     log_softmax = d - l            scale s_x + log(n)/255, zero point 127   SUB
-    softmax = exp(log_softmax)     (0, 1]: scale 1/255, zero point -128     TABLE
+    softmax = exp(log_softmax)     [0, p_max] observed (MinMax): p_max/255, TABLE
+                                   zero point -128
 
 int16 (a16w8): the same ranges with zero point 0 (TOSA's int16 RESCALE needs it), so each
 uses half the codes: [0, top] at top / 32767, [-r, 0] at r / 32768; d is at
@@ -95,8 +96,9 @@ INPUT_KEY = "torch2tosa_softmax_input"
 # True where a position is excluded (its score is -inf); or a bool node computing one from the
 # model's inputs (a key padding mask), which only attention's form takes.
 MASK_KEY = "torch2tosa_softmax_mask"
-MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX, MASKED, MASKED_SHIFT = (
-    "max", "shifted", "exp", "sum", "log", "log_softmax", "masked", "masked_shift")
+MAX, SHIFTED, EXP, SUM, LOG, LOG_SOFTMAX, MASKED, MASKED_SHIFT, PROBABILITY = (
+    "max", "shifted", "exp", "sum", "log", "log_softmax", "masked", "masked_shift",
+    "probability")
 ROW_SUM, WEIGHTED, NORMALIZED, MASKED_EXP, MASK_KEEP = (  # attention's
     "row_sum", "weighted", "normalized", "masked_exp", "mask_keep")
 
@@ -181,7 +183,7 @@ def decompose_softmax(model: GraphModule) -> GraphModule:
                 s = new(aten.sum.dim_IntList, (e, [dim], True), SUM)
                 y = new(aten.sub.Tensor, (d, new(aten.log.default, (s,), LOG)), LOG_SOFTMAX)
                 if not log:
-                    y = new(aten.exp.default, (y,), EXP)
+                    y = new(aten.exp.default, (y,), PROBABILITY)
         node.replace_all_uses_with(y)
         graph.erase_node(node)
         for op in absorbed:  # the -inf fill the decomposition replaced, if nothing else reads it

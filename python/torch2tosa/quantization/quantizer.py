@@ -46,12 +46,15 @@ aten.linear.default, ...). What each op gets, with `act` the scheme's activation
                                   decompose_softmax.py) into amax, sub, exp, sum, log, sub
                                   [, exp]; amax shares x's observer, the others get the
                                   fixed or x-derived ranges decompose_softmax.py lists
+                                  (a softmax's probabilities: observed, [0, p_max])
                                   (int16: the same ranges with zero point 0); a mask
                                   (-inf where excluded) adds two pieces with x's and
                                   x - max's parameters
+  avg_pool, adaptive_avg_pool     a8w8: input x's own parameters, output act (a window
+                                  sum and one RESCALE); a16w8: as the layout ops below
   shape / layout ops (incl. expand, repeat, repeat_interleave, flip, a `to` that keeps
   the float dtype), max_pool, mean,
-  avg_pool, zero padding, standalone relu/clamp,
+  zero padding, standalone relu/clamp,
   getitem                         output shares the input's observer (no RESCALE);
                                   annotated only when the input is quantized or a model
                                   input
@@ -86,6 +89,7 @@ dequantize before it.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -95,12 +99,16 @@ from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
     FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
+    QuantizationSpec,
     Quantizer,
     SharedQuantizationSpec,
 )
+from torchao.quantization.pt2e import MinMaxObserver
 from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
 from ..lowering.integer import table_functions
+from ..lowering.integer.pooling import SUMMED_WINDOW_TAPS
+from ..lowering.integer.quant_math import SCALE_FLOOR
 from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
@@ -161,13 +169,18 @@ SHARED_OPS = {
     aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
     aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.max_pool1d.default,
     aten.max_pool2d.default, aten.amax.default, aten.mean.dim, aten.mean.default,
-    aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default, aten.avg_pool2d.default,
-    aten.adaptive_avg_pool2d.default, aten.clone.default,
+    aten.clone.default,
     aten.contiguous.default, aten.dropout.default, operator.getitem,
     aten.expand.default, aten.repeat.default, aten.repeat_interleave.self_int,
     aten.flip.default, aten.unflatten.int, aten.t.default, aten.narrow.default,
     aten.amin.default,
 } | FUSABLE_ACTIVATIONS
+# Average pools: an int8 (a8w8) window of at most SUMMED_WINDOW_TAPS taps (and no padding
+# left out of its count) gets its own output observer, which the lowering's window sum rounds
+# to once (lowering/integer/pooling.py); any other shares x's, as SHARED_OPS (TOSA
+# AVG_POOL2D: x's parameters).
+AVG_POOL_OPS = {aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default,
+                aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default}
 # Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
 SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
@@ -251,6 +264,8 @@ class TosaQuantizer(Quantizer):
             elif target in mask_rules.MASK_OPS and mask_rules.annotate_mask(
                     node, self.scheme.activation):
                 pass
+            elif target in AVG_POOL_OPS:
+                self._annotate_average(node)
             elif target in SHARED_OPS or (target in PAD_OPS and _pads_with_zero(node)) \
                     or (target in SAME_DTYPE_OPS and _same_dtype(node)):
                 self._annotate_shared(node)
@@ -459,6 +474,8 @@ class TosaQuantizer(Quantizer):
             output = _non_positive_spec(x_edge, act, math.log(size), floor)
         elif part == sm.EXP:
             output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
+        elif part == sm.PROBABILITY:  # the softmax: [0, the largest probability observed]
+            output = _probability_spec(act)
         elif part == sm.MASKED_EXP:  # e times 0/1 constants: e's parameters
             output = SharedQuantizationSpec((node.args[0], node))
         elif part == sm.ROW_SUM:  # sum(e) in int32 at e's own scale: exact
@@ -493,6 +510,23 @@ class TosaQuantizer(Quantizer):
             return  # a float producer: stay float rather than quantize a view
         _annotate(node, {x: input_spec}, SharedQuantizationSpec((x, node)))
 
+    def _annotate_average(self, node: Node) -> None:
+        """An average pool: x's own parameters in; out, x's parameters (int16) or its own
+        observer (int8: AVG_POOL_OPS)."""
+        if self.scheme.activation.dtype != torch.int8 or not _summed_window(node):
+            self._annotate_shared(node)
+            return
+        x = node.args[0]
+        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+            return
+        if _output_annotated(x):
+            input_spec = SharedQuantizationSpec(x)
+        elif x.op == "placeholder":
+            input_spec = self.scheme.activation
+        else:
+            return  # a float producer: stay float
+        _annotate(node, {x: input_spec}, self.scheme.activation)
+
     def _output_unless_fused(self, node: Node):
         """The activation spec for `node`'s output, or None after annotating the clamp that
         follows it (its only user) with that spec instead."""
@@ -502,6 +536,54 @@ class TosaQuantizer(Quantizer):
             _annotate(users[0], {}, self.scheme.activation)
             return None
         return self.scheme.activation
+
+
+def _summed_window(node: Node) -> bool:
+    """Whether an average pool's windows have at most SUMMED_WINDOW_TAPS taps, every one
+    counted (no padding that count_include_pad=False leaves out): the lowering's window sum
+    (pooling.py)."""
+    x = node.args[0]
+    val = x.meta.get("val") if isinstance(x, Node) else None
+    if not isinstance(val, torch.Tensor):
+        return False
+    dims = 1 if node.target in (aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default) \
+        else 2
+    sizes = list(val.shape[-dims:])
+    if node.target in (aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default):
+        out = list(node.args[1]) if isinstance(node.args[1], (list, tuple)) else [node.args[1]]
+        out = [o if o is not None else s for o, s in zip(out * dims if len(out) == 1 else out,
+                                                          sizes)]
+        if any(not isinstance(o, int) or o <= 0 or s % o for s, o in zip(sizes, out)):
+            return False
+        kernel = [s // o for s, o in zip(sizes, out)]
+    else:
+        kernel = list(node.args[1]) if isinstance(node.args[1], (list, tuple)) \
+            else [node.args[1]]
+        kernel = kernel * dims if len(kernel) == 1 else kernel
+        padding = node.args[3] if len(node.args) > 3 else 0
+        padding = list(padding) if isinstance(padding, (list, tuple)) else [padding]
+        include_pad = node.args[5] if len(node.args) > 5 else True
+        if any(padding) and not include_pad:
+            return False
+    return math.prod(kernel) <= SUMMED_WINDOW_TAPS
+
+
+def _probability_spec(act) -> QuantizationSpec:
+    """A softmax's output: [0, p_max], p_max the largest probability calibration gives
+    (MinMaxObserver: 0 is always in range, nothing seen is clipped), as ExecuTorch's Arm
+    quantizer observes its softmax's last op. A fixed [0, 1] gives a softmax over n states
+    whose probabilities stay near 1/n (an untrained or uncertain classifier) one or two
+    codes at 1/255; p_max/255 resolves them as finely as their own range allows, and a
+    confident classifier (p_max near 1) keeps [0, 1]. One spec object per scheme (torchao
+    merges observers of equal specs only)."""
+    return _observed_spec(act.dtype, act.quant_min, act.quant_max, act.qscheme)
+
+
+@functools.lru_cache(maxsize=None)
+def _observed_spec(dtype, quant_min: int, quant_max: int, qscheme) -> QuantizationSpec:
+    return QuantizationSpec(dtype=dtype, quant_min=quant_min, quant_max=quant_max,
+                            qscheme=qscheme,
+                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=SCALE_FLOOR))
 
 
 def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:

@@ -1,11 +1,16 @@
 """The integer graph emulated in PyTorch: a `torch2tosa.quantize`d model run as it is, except
 that every recurrent layer and cell runs as torch2tosa's integer cell (its integer reference:
 gru_reference, lstm_reference, rnn_reference), which the PT2E model's float op does not
-follow. Every other op of the PT2E model already computes what its integer lowering does
-(the op on dequantized codes, its result quantized), up to the rounding of a tie; so the
-compiled graph is within one quantization step of `emulate` on every output, where it can be
-many steps from the PT2E model once a recurrence feeds the output. `CompiledModel.check`
-compares INT graphs with it by default.
+follow. Elementwise ops, reductions, per-channel PReLU, norms and a8w8 average pools of
+their own parameters run on the codes as their lowerings compute them (`integer_ops`: TOSA's
+RESCALE rounds half up where the PT2E model's float op rounds half to even, a step apart at
+ties that a norm chain or a recurrence carries on). Every other op of the PT2E model
+(layout ops, int8 TABLEs, whose entries are the PT2E model's f on each code) already
+computes what its integer lowering does, up to the rounding of a tie (attention's row
+division, int16 average pools); so the compiled graph is within one quantization step of
+`emulate` on every output (Conv-TasNet, DTLN, GTCRN at their published sizes: 0 steps),
+where it can be many steps from the PT2E model once a recurrence feeds the output.
+`CompiledModel.check` compares INT graphs with it by default.
 
 An int16 TABLE (a16w8's nonlinearities: 513 entries) interpolates f linearly over segments
 of 128 input codes, where the PT2E model computes f exactly; `table_int16` runs the TABLEs
@@ -31,7 +36,8 @@ import torch
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer import table16
 from ..lowering.integer import table_functions
-from . import gru_reference, lstm_reference, recurrent_reference as rr, rnn_reference
+from . import gru_reference, integer_ops, lstm_reference, recurrent_reference as rr
+from . import rnn_reference
 
 _REFERENCES = {"gru": gru_reference.reference, "lstm": lstm_reference.reference,
                "rnn_tanh": rnn_reference.reference, "rnn_relu": rnn_reference.reference}
@@ -249,6 +255,8 @@ def emulate(graph_module: torch.fx.GraphModule, inputs: Sequence,
             layer = integer_layer(graph_module, node, args)
             if layer is None:
                 layer = table_int16(node, args)
+            if layer is None:
+                layer = integer_ops.integer_op(graph_module, node, args)
             return super().run_node(node) if layer is None else layer
 
     with torch.no_grad():

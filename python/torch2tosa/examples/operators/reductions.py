@@ -80,9 +80,12 @@ ROWS = [
     Row("constant_matmul", ("aten.matmul",), lambda: Matmul(left=True), "U55, U85"),
     Row("einsum_grouped", ("aten.einsum",), Einsum, "U55, U85"),
     Row("div", ("aten.div",), op(lambda a, b: a / (b.abs() + 0.5)), "U55, U85", 20.0),
-    # TOSA's average rounds exact halves up, PyTorch to even: a kernel of 2 ties half the time
+    # a8w8: the window sum rounded once to the pool's own parameters (pooling.py), 0 steps
+    # from the PT2E model; a16w8: AVG_POOL2D at x's parameters rounds a tie (every other
+    # window) half up where PyTorch rounds to even, carried by the output conv (the steps,
+    # for a16w8: 89% within one step)
     Row("avg_pool1d", ("aten.avg_pool1d",), op(lambda a, b: F.avg_pool1d(a, 2)), "U55, U85",
-        25.0, a16w8=True, steps=(4, 0.8), pt2e_margin_db=1.5),
+        25.0, a16w8=True, steps=(4, 0.8)),
     Row("add", ("aten.add",), op(lambda a, b: a + b), "U55, U85", a16w8=True, snr_db=FLOOR_DB),
     Row("sub", ("aten.sub",), op(lambda a, b: a - b), "U55, U85", snr_db=FLOOR_DB),
     Row("mul", ("aten.mul",), op(lambda a, b: a * b), "U55, U85", a16w8=True, snr_db=12.0),
@@ -112,14 +115,18 @@ ROWS = [
     Row("max_pool2d", ("aten.max_pool2d",), _2d(lambda x: F.max_pool2d(x, 2, 1)), "U55, U85",
         snr_db=FLOOR_DB),
     Row("avg_pool2d", ("aten.avg_pool2d",), _2d(lambda x: F.avg_pool2d(x, 2, 1)), "U55, U85",
-        steps=(4, 0.8), pt2e_margin_db=1.5, snr_db=FLOOR_DB),
-    # AVG_POOL2D's rounding of a 6-tap average, carried by the output conv: 87-95% within a
-    # step, up to 1.2 dB below the PT2E model's SNR
+        snr_db=FLOOR_DB),
+    # AVG_POOL2D's rounding of a 6-tap average (sum / 6 ties half up once in 6 windows, where
+    # the PT2E model rounds half to even), carried by the output conv: 87-95% within a step
+    # of the PT2E model, from 1.2 dB below its SNR to 1.6 dB above. The window sum that
+    # matches it costs more cycles for windows of more than 4 taps (pooling.py)
     Row("adaptive_avg_pool1d", ("aten.adaptive_avg_pool1d",),
         op(lambda a, b: F.adaptive_avg_pool1d(a, 5)), "U55, U85", steps=(2, 0.8),
         pt2e_margin_db=1.5, snr_db=FLOOR_DB),
-    # alone 2.7 dB below the PT2E model's SNR (34.5 against 37.2 dB, 92% within a step): the
-    # AVG_POOL2D of 10 taps rounds apart from the PT2E model's float average; short of the bar
+    # alone 2.7 dB below the PT2E model's SNR (34.5 against 37.2 dB, 92% within a step; the
+    # test's weights: 32.8 against 33.7): the AVG_POOL2D of 10 taps rounds its ties apart from
+    # the PT2E model's float average. The window sum matches it (35.2 dB, 0 steps) but Vela
+    # runs it in 40 more cycles on the U55 and 142 on the U85 (of 2496 / 1690): kept
     Row("adaptive_avg_pool2d", ("aten.adaptive_avg_pool2d",),
         _2d(lambda x: F.adaptive_avg_pool2d(x, (1, 3))), "U55, U85", FLOOR_DB, steps=(2, 0.9),
         pt2e_margin_db=3.0, note="2.7 dB below the PT2E model's SNR alone (the 1 dB bar: no)"),

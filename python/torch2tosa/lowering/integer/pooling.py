@@ -5,12 +5,16 @@
               (int32 accumulator for int8 and int16) without the padding, so
               PyTorch's count_include_pad pads with the zero point first. TOSA's average rounds
               exact halves up where PyTorch rounds them to even: one step apart at such ties.
+              An int8 average of at most 4 taps (a8w8: its own output parameters) is a
+              window sum instead, DEPTHWISE_CONV2D of ones and one RESCALE by sx / (n sy)
+              (`_window_sum`).
               A pool along W with kernel = stride beyond the target's stride limit reads
               one window per row of [N, H W / k, k, C] (`_windows_as_rows`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from ...support.diagnostics import UnsupportedError
@@ -134,6 +138,8 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
                                 out_hw=[tb.shape_of(rows)[1], 1])
     if _pool_limit(what, kind, kernel, pads, out_sizes, target):
         y, qp = _global_sum(nhwc, qp, out, what), out
+    elif kind == "avg" and _summed(qp, out, kernel, pads):
+        y, qp = _window_sum(nhwc, qp, out, args, what), out
     elif kind == "max":
         y = tb.max_pool2d(nhwc, **args)
     else:
@@ -146,6 +152,39 @@ def _pool(op: ir.Operation, out: QParams, kind: str, target=None) -> ir.Value:
     else:
         y = tb.transpose(y, [0, 3, 1, 2])
     return requantized(y, qp, out, what)
+
+
+# The most taps an int8 average pool sums as a window sum (`_window_sum`), TosaQuantizer giving
+# its output parameters of its own: where sum / n ties often (n = 2, 4: every n-th window), and
+# Vela runs the depthwise conv in fewer cycles than AVG_POOL2D. Larger windows keep AVG_POOL2D
+# at x's parameters: a tie once in n windows (never for odd n), and there the depthwise conv
+# costs more (its weights read per channel; docs/quantization.md has the cycles).
+SUMMED_WINDOW_TAPS = 4
+
+
+def _summed(qp: QParams, out: QParams, kernel: list[int], pads: list[int]) -> bool:
+    """Whether an average pool is a window sum and one RESCALE (`_window_sum`): int8, an
+    output of its own parameters (TosaQuantizer's a8w8 average pools of few taps), every
+    window full (no padding TOSA would leave out of the count)."""
+    return (qp.int_type == "i8" and not qp.same_as(out) and not any(pads)
+            and kernel[0] * kernel[1] <= SUMMED_WINDOW_TAPS)
+
+
+def _window_sum(nhwc: ir.Value, qp: QParams, out: QParams, args: dict, what: str) -> ir.Value:
+    """avg = RESCALE(DEPTHWISE_CONV2D(x - zx, ones), sx / (n sy)) + zy: the window's int32
+    sum, rounded once to the output's own parameters. AVG_POOL2D keeps x's parameters and
+    rounds sum / n half up, where the PT2E model rounds half to even: at x's scale a window
+    of n taps lands on a tie once in n (a kernel of 2: every other output), and the bias
+    that leaves (+1/4 step on average) adds up through the next layer's channels. At the
+    output's own scale a tie is rare, and Vela runs the conv with its RESCALE as one op."""
+    kernel = args["kernel"]
+    c = tb.shape_of(nhwc)[3]
+    ones = tb.const(np.ones([*kernel, c, 1]), tb.int_type(8))
+    acc = tb.depthwise_conv2d(nhwc, ones, tb.const(np.zeros([c]), tb.int_type(32)),
+                              args["pad"], args["stride"], [1, 1], args["out_hw"],
+                              input_zp=qp.scalar_zero_point)
+    return _from_int32(acc, qp.scalar_scale / (kernel[0] * kernel[1] * out.scalar_scale), out,
+                       what)
 
 
 def _windows_as_rows(nhwc: ir.Value, kernel: list[int], stride: list[int], pads: list[int],
