@@ -43,9 +43,10 @@ from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from ._quiet import copy_graph_module, native_cpu_kernels, torchao_quiet
 from .layer_schemes import LayerSchemes, layer_of
-from .quantizer import (MATMUL_OPS, NORM_OPS, RECURRENT_CELL_OPS, RECURRENT_OPS, SHARED_OPS,
-                        PAD_OPS, TABLE_OPS, TosaQuantizer, _annotated)
+from .annotation import annotated
+from .quantizer import MATMUL_OPS, NORM_OPS, PAD_OPS, SHARED_OPS, TABLE_OPS, TosaQuantizer
 from .recurrent_calibration import calibrate
+from .recurrent_rules import RECURRENT_CELL_OPS, RECURRENT_OPS
 
 AMP_META = "torch2tosa_amp"
 aten = torch.ops.aten
@@ -157,7 +158,7 @@ class _Search:
             quantizer.annotate(quantizer.transform_for_annotation(graph_module))
         layers, int8_only = [], set()
         for node in graph_module.graph.nodes:
-            if node.op != "call_function" or not _annotated(node):
+            if node.op != "call_function" or not annotated(node):
                 continue
             target_op = node.target
             if target_op in SHARED_OPS or target_op in PAD_OPS:

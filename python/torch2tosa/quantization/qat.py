@@ -56,8 +56,9 @@ from ._quiet import copy_graph_module, torchao_quiet
 from .qat_cells import SIMULATED, fake_quant_recurrence
 from .qat_recurrence import Quantizers, StateFakeQuantize
 from .quantize import _no_qat_folding, left_in_float
-from .quantizer import (RECURRENT_CELL_OPS, RECURRENT_OPS, TosaQuantizer, get_scheme,
-                        initial_states, is_projected, params_per_group)
+from .quantizer import TosaQuantizer, get_scheme
+from .recurrent_rules import (RECURRENT_CELL_OPS, RECURRENT_OPS, initial_states, is_projected,
+                              params_per_group, zero_fill)
 from .schemes import Scheme, trained_state
 
 aten = torch.ops.aten
@@ -246,8 +247,6 @@ def _refuse_unsimulated(graph_module: torch.fx.GraphModule) -> None:
 
 
 def _zero_fill(node) -> bool:
-    from .quantizer import _zero_fill as zero_fill
-
     return isinstance(node, torch.fx.Node) and zero_fill(node)
 
 

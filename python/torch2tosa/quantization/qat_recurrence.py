@@ -23,7 +23,7 @@ from torchao.quantization.pt2e import FakeQuantize
 
 from ..lowering.integer import quant_math as qm
 from ..lowering.integer.recurrent_formats import Formats, shared_weights, table, uses_conv
-from .quantizer import initial_states
+from .recurrent_rules import initial_states
 from .recurrent_calibration import show_layer_states
 
 

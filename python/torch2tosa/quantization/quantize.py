@@ -38,6 +38,7 @@ from ..support import progress as progress_
 from ..support.diagnostics import Torch2TosaError
 from ._quiet import native_cpu_kernels, torchao_quiet
 from .layer_schemes import LayerSchemes
+from .annotation import annotated
 from .quantizer import SCHEMES, SHARED_OPS, TosaQuantizer, get_scheme
 from .recurrent_calibration import calibrate
 from .step_models import calibrate_streams, share_state_formats
@@ -178,7 +179,7 @@ def left_in_float(converted: torch.fx.GraphModule) -> list[dict]:
         if node.op == "placeholder" or any(a in from_inputs for a in node.all_input_nodes
                                            if not _size_of(a)):
             from_inputs.add(node)
-        if node.op != "call_function" or is_qdq(node) or _annotated(node):
+        if node.op != "call_function" or is_qdq(node) or annotated(node):
             continue
         if node not in from_inputs:  # a constant mask, an index table: folded at compile time
             continue
@@ -199,13 +200,6 @@ def _size_of(node: torch.fx.Node) -> bool:
     """A size read off a tensor (a dynamic batch's, prepare_qat): what it makes, a zero h0 of
     the batch's size, is a constant once the compile fixes the batch."""
     return isinstance(node.meta.get("val"), torch.SymInt)
-
-
-def _annotated(node: torch.fx.Node) -> bool:
-    from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
-
-    annotation = node.meta.get(Q_ANNOTATION_KEY)
-    return annotation is not None and annotation._annotated
 
 
 def _holds_float(node: torch.fx.Node) -> bool:

@@ -89,35 +89,31 @@ dequantize before it.
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 
 import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import (
-    DerivedQuantizationSpec,
-    FixedQParamsQuantizationSpec,
-    QuantizationAnnotation,
-    QuantizationSpec,
     Quantizer,
     SharedQuantizationSpec,
 )
-from torchao.quantization.pt2e import MinMaxObserver
-from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
 
 from ..lowering.integer import table_functions
 from ..lowering.integer.pooling import SUMMED_WINDOW_TAPS
-from ..lowering.integer.quant_math import SCALE_FLOOR
-from ..lowering.recurrent.op import ZERO_FILL_OPS
 from ..support.diagnostics import Torch2TosaError
 from . import decompose_softmax as sm
 from . import mask_rules
 from .decompose_layers import decompose_layers
 from .decompose_movement import decompose_movement
 from .decompose_ops import decompose_ops
+from .annotation import (annotate, annotated, input_spec, is_float, output_annotated,
+                         scaled_spec)
 from .layer_schemes import LayerSchemes
+from .recurrent_rules import (RECURRENT_CELL_OPS, RECURRENT_OPS, annotate_recurrent,
+                              annotate_recurrent_cell)
 from .schemes import SCHEMES, Scheme
+from .softmax_rules import annotate_softmax_part
 
 aten = torch.ops.aten
 
@@ -184,12 +180,6 @@ AVG_POOL_OPS = {aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default,
 # Conversions, shared only when they keep the float dtype (`x.float()` of a float32 x).
 SAME_DTYPE_OPS = {aten.to.dtype, aten.type_as.default}
 PAD_OPS = {aten.pad.default, aten.constant_pad_nd.default}
-# The recurrent layer ops and their cells, by kind (aten.<kind>.input, aten.<kind>_cell).
-RECURRENT_OPS = {aten.gru.input: "gru", aten.lstm.input: "lstm",
-                 aten.rnn_tanh.input: "rnn_tanh", aten.rnn_relu.input: "rnn_relu"}
-RECURRENT_CELL_OPS = {aten.gru_cell.default: "gru", aten.lstm_cell.default: "lstm",
-                      aten.rnn_tanh_cell.default: "rnn_tanh",
-                      aten.rnn_relu_cell.default: "rnn_relu"}
 
 
 def get_scheme(name: str) -> Scheme:
@@ -234,17 +224,17 @@ class TosaQuantizer(Quantizer):
 
     def annotate(self, model: GraphModule) -> GraphModule:
         for node in model.graph.nodes:
-            if node.op != "call_function" or _annotated(node):
+            if node.op != "call_function" or annotated(node):
                 continue
             if self.layers is not None:
                 self.scheme = self.layers.scheme_for(node)
             target = node.target
             if sm.PART_KEY in node.meta:
-                self._annotate_softmax_part(node, node.meta[sm.PART_KEY])
+                annotate_softmax_part(self.scheme.activation, node, node.meta[sm.PART_KEY])
             elif target in RECURRENT_OPS:
-                self._annotate_recurrent(node, RECURRENT_OPS[target])
+                annotate_recurrent(self.scheme, node, RECURRENT_OPS[target])
             elif target in RECURRENT_CELL_OPS:
-                self._annotate_recurrent_cell(node, RECURRENT_CELL_OPS[target])
+                annotate_recurrent_cell(self.scheme, node, RECURRENT_CELL_OPS[target])
             elif target in WEIGHTED_OPS:
                 self._annotate_weighted(node)
             elif target in SCALAR_OPS and _positive_number(node.args[1]):
@@ -279,135 +269,53 @@ class TosaQuantizer(Quantizer):
     def _annotate_weighted(self, node: Node) -> None:
         x, weight = node.args[0], node.args[1]
         bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
-        if not (_is_float(x) and _is_float(weight) and _is_float(node)):
+        if not (is_float(x) and is_float(weight) and is_float(node)):
             return
         ch_axis = _weight_channel_axis(node)
         act = self.scheme.activation
         inputs = {x: act, weight: self.scheme.weight(ch_axis)}
-        if isinstance(bias, Node) and _is_float(bias):
+        if isinstance(bias, Node) and is_float(bias):
             inputs[bias] = self.scheme.bias((x, node), (weight, node),
                                             None if ch_axis is None else 0)
-        _annotate(node, inputs, self._output_unless_fused(node))
-
-    def _recurrent_inputs(self, x: Node, states: list[Node], kind: str) -> dict:
-        """x the activation format; a given initial state (not a zero fill) its own. An
-        LSTM's c0, given or a zero fill, the cell state's format (`Scheme.cell_state`): the
-        lowering reads c's calibrated range there even when c_n is unused (and gone)."""
-        inputs = {x: self.scheme.activation}
-        for i, state in enumerate(states):
-            if kind == "lstm" and i == 1:  # h0 too when it is the same node (one edge)
-                inputs[state] = self.scheme.cell_state
-            elif not _zero_fill(state):
-                inputs[state] = self.scheme.initial_state
-        return inputs
-
-    def _state_spec(self, kind: str, given_h0: bool, projected: bool):
-        """The format of h: fixed where h_t (t >= 1) is bounded by 1 (h0 has its own), else a
-        calibrated power of two."""
-        if kind == "rnn_relu":
-            return self.scheme.relu_state
-        if projected:
-            return self.scheme.wide_state
-        if kind == "gru" and given_h0:
-            return self.scheme.state_observed
-        if kind in ("gru", "rnn_tanh") and self.scheme.trained_state is not None:
-            return self.scheme.trained_state  # quantization-aware training
-        return self.scheme.state
-
-    def _annotate_recurrent(self, node: Node, kind: str) -> None:
-        """aten.<kind>.input(x, hx, params, has_biases, num_layers, ..., bidirectional, ...)
-        -> (output, h_n[, c_n]) via getitems; an LSTM's hx is [h0, c0]."""
-        x, hx, params = node.args[:3]
-        states = initial_states(hx)
-        if not (_is_float(x) and all(_is_float(s) for s in states)):
-            return
-        inputs = self._recurrent_inputs(x, states, kind)
-        per_group, projected = params_per_group(node), is_projected(node)
-        weights = {0, 1, per_group - 1} if projected else {0, 1}
-        for i, w in enumerate(params):
-            if i % per_group in weights and isinstance(w, Node) and _is_float(w):
-                inputs[w] = self.scheme.weight(0)
-        _annotate(node, inputs, None)
-        given_h0 = not _zero_fill(states[0])
-        self._annotate_states(node, states, kind, [0, 1], 2,
-                              self._state_spec(kind, given_h0, projected))
-
-    def _annotate_recurrent_cell(self, node: Node, kind: str) -> None:
-        """aten.<kind>_cell(x, hx, w_ih, w_hh, b_ih?, b_hh?) -> h' (an LSTM's: (h', c') via
-        getitems, hx = [h, c]): one step of one layer."""
-        x, hx, w_ih, w_hh = node.args[:4]
-        states = initial_states(hx)
-        if not (_is_float(x) and all(_is_float(s) for s in states)):
-            return
-        inputs = self._recurrent_inputs(x, states, kind)
-        if kind == "lstm" and self.scheme.stepped_cell_state is not None:
-            inputs[states[1]] = self.scheme.stepped_cell_state  # c' shares it (below)
-        if states[0] is not (states[1] if len(states) > 1 else None) \
-                and _cell_state_result(states[0]) and _output_annotated(states[0]):
-            # h from the previous step's cell: its format as it is (a layer's h between
-            # steps), not requantized into an observed one of its own every step
-            inputs[states[0]] = SharedQuantizationSpec(states[0])
-        for w in (w_ih, w_hh):
-            if isinstance(w, Node) and _is_float(w):
-                inputs[w] = self.scheme.weight(0)
-        state = self._state_spec(kind, not _zero_fill(states[0]), False)
-        if kind != "lstm":
-            if _is_float(node):
-                _annotate(node, inputs, state)
-            return
-        _annotate(node, inputs, None)
-        self._annotate_states(node, states, kind, [0], 1, state)
-
-    def _annotate_states(self, node: Node, states: list[Node], kind: str, h_items: list[int],
-                         c_item: int, state) -> None:
-        """The getitems of a recurrent node: those holding h (`h_items`) one state format,
-        shared when it is observed; an LSTM's c (`c_item`) c0's format (`cell_state`)."""
-        items = {u.args[1]: u for u in node.users if u.target is operator.getitem
-                 and _is_float(u)}
-        h = [items[i] for i in sorted(items) if i in h_items]
-        for i, user in enumerate(h):
-            shared = i > 0 and not isinstance(state, FixedQParamsQuantizationSpec)
-            _annotate(user, {}, SharedQuantizationSpec(h[0]) if shared else state)
-        if kind == "lstm" and c_item in items:
-            _annotate(items[c_item], {}, SharedQuantizationSpec((states[1], node)))
+        annotate(node, inputs, self._output_unless_fused(node))
 
     def _annotate_binary(self, node: Node) -> None:
         operands = [a for a in node.args[:2] if isinstance(a, Node)]
-        if not operands or not all(_is_float(a) for a in operands) or not _is_float(node):
+        if not operands or not all(is_float(a) for a in operands) or not is_float(node):
             return
-        _annotate(node, {a: self.scheme.activation for a in operands},
+        annotate(node, {a: self.scheme.activation for a in operands},
                   self._output_unless_fused(node))
 
     def _annotate_scalar(self, node: Node) -> None:
         """x * c or x / c, c > 0: the output is x's codes at scale s_x * c (s_x / c): no
         observer, and no integer op when nothing else requantizes it."""
         x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+        if not (isinstance(x, Node) and is_float(x) and is_float(node)):
             return
         factor = float(node.args[1])
         if node.target == aten.div.Tensor:
             factor = 1.0 / factor
         act = self.scheme.activation
-        x_spec = SharedQuantizationSpec(x) if _output_annotated(x) else act
-        _annotate(node, {x: x_spec}, _scaled_spec((x, node), act, factor))
+        x_spec = input_spec(x, act)
+        annotate(node, {x: x_spec}, scaled_spec((x, node), act, factor))
 
     def _annotate_matmul(self, node: Node) -> None:
         """Both operands activations (a constant operand is a weight: not this rule); an
         operand already quantized keeps its parameters (a softmax's fixed [0, 1])."""
         a, b = node.args[:2]
-        if not all(isinstance(v, Node) and _is_float(v) and v.op != "get_attr" for v in (a, b)) \
-                or not _is_float(node):
+        if not all(isinstance(v, Node) and is_float(v) and v.op != "get_attr" for v in (a, b)) \
+                or not is_float(node):
             return
         act = self.scheme.activation
-        inputs = {v: SharedQuantizationSpec(v) if _output_annotated(v) else act for v in (a, b)}
-        _annotate(node, inputs, act)
+        inputs = {v: input_spec(v, act) for v in (a, b)}
+        annotate(node, inputs, act)
 
     def _annotate_cat(self, node: Node) -> None:
         self._annotate_shared_operands(node, node.args[0])
 
     def _annotate_shared_operands(self, node: Node, tensors) -> None:
         """Every tensor operand and the output share one observer (cat, min/max)."""
-        if not tensors or not all(isinstance(t, Node) and _is_float(t) for t in tensors):
+        if not tensors or not all(isinstance(t, Node) and is_float(t) for t in tensors):
             return
         first = tensors[0]
         shared = SharedQuantizationSpec((first, node))
@@ -417,98 +325,27 @@ class TosaQuantizer(Quantizer):
         inputs = {first: self.scheme.activation}
         for t in tensors[1:]:
             inputs.setdefault(t, shared)
-        _annotate(node, inputs, shared)
+        annotate(node, inputs, shared)
 
     def _annotate_sum(self, node: Node) -> None:
         """A sum reads x's codes as they are (the lowering widens them to int32) and has its
         own observed output scale."""
         x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+        if not (isinstance(x, Node) and is_float(x) and is_float(node)):
             return
         act = self.scheme.activation
-        _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act}, act)
+        annotate(node, {x: input_spec(x, act)}, act)
 
     def _annotate_table(self, node: Node) -> None:
         x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
+        if not (isinstance(x, Node) and is_float(x) and is_float(node)):
             return
-        _annotate(node, {x: self.scheme.activation}, self.scheme.activation)
-
-    def _annotate_softmax_part(self, node: Node, part: str) -> None:
-        """The specs of decompose_softmax's pieces. Every input edge from another piece shares
-        that piece's output observer (no requantization between them); x enters once, on the
-        edge into amax (or into the masked add), and the sub reads it with the same
-        parameters. Past x, every range is known from x's scale and the dim's size n, so
-        nothing is observed (an observed range clips inputs flatter than the calibration's).
-        A mask (a constant -inf bias) is not quantized: the add lowering folds it."""
-        tensors = [a for a in node.args if isinstance(a, Node) and a.op != "get_attr"]
-        # a mask computed from the inputs stays boolean (MASKED, MASKED_EXP)
-        tensors = [a for a in tensors if a.meta["val"].dtype != torch.bool]
-        if not all(_is_float(a) for a in tensors) or not _is_float(node):
-            return
-        act, size = self.scheme.activation, node.meta[sm.SIZE_KEY]
-        x_edge = node.meta[sm.INPUT_KEY]
-        if part == sm.MASKED:  # x with the excluded positions at the bottom code: x's parameters
-            x = node.args[0]
-            _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act},
-                      _scaled_spec(x_edge, act, 1.0))
-            return
-        if part == sm.MAX:
-            x = node.args[0]
-            _annotate(node, {x: SharedQuantizationSpec(x) if _output_annotated(x) else act},
-                      SharedQuantizationSpec((x, node)))
-            return
-        inputs = {a: SharedQuantizationSpec(a) for a in tensors}
-        # with a mask, d's range reaches far enough down for exp to round to 0 there
-        masked = any(u.meta.get(sm.PART_KEY) == sm.MASKED_SHIFT for u in node.users) \
-            or part == sm.MASKED_SHIFT
-        if part == sm.SHIFTED:
-            x = node.args[0]
-            inputs[x] = SharedQuantizationSpec(x_edge)
-            output = _non_positive_spec(x_edge, act, 0.0, _underflow(act) if masked else 0.0)
-        elif part == sm.MASKED_SHIFT:
-            output = _non_positive_spec(x_edge, act, 0.0, _underflow(act))
-        elif part == sm.LOG_SOFTMAX:
-            shifted = node.args[0]
-            floor = _underflow(act) if shifted.meta.get(sm.PART_KEY) == sm.MASKED_SHIFT else 0.0
-            output = _non_positive_spec(x_edge, act, math.log(size), floor)
-        elif part == sm.EXP:
-            output = _fixed_spec(act, 1.0)  # exp(<= 0) in (0, 1]
-        elif part == sm.PROBABILITY:  # the softmax: [0, the largest probability observed]
-            output = _probability_spec(act)
-        elif part == sm.MASKED_EXP:  # e times 0/1 constants: e's parameters
-            output = SharedQuantizationSpec((node.args[0], node))
-        elif part == sm.ROW_SUM:  # sum(e) in int32 at e's own scale: exact
-            output = _int32_spec(_fixed_spec(act, 1.0).scale)
-        elif part == sm.WEIGHTED:  # e @ v in int32 at s_e s_v (int16: 2^bits(n) s_e s_v)
-            e, v = node.args[:2]
-            inputs[v] = SharedQuantizationSpec(v) if _output_annotated(v) else act
-            factor = _fixed_spec(act, 1.0).scale * (2 ** int(size).bit_length()
-                                                     if act.dtype == torch.int16 else 1)
-            output = _scaled_spec((v, node), _int32_spec(1.0), factor, zero=True)
-        elif part == sm.NORMALIZED:
-            output = act
-        elif part == sm.SUM:
-            # A sum of n values in (0, 1] is in [1, n]; codes for [0, n + 1/2] make the RESCALE
-            # from exp's scale 1/255 a ratio 2 / (2n + 1), whose multiples are never a rounding
-            # tie (an integer sum times 1/n would tie once in n, where float32 noise decides
-            # PT2E's rounding and the integer RESCALE rounds half up: a one-step mismatch).
-            output = _fixed_spec(act, size + 0.5)
-        else:  # log of that sum: [0, log n]
-            output = _fixed_spec(act, max(math.log(size), 1.0 / act.quant_max))
-        _annotate(node, inputs, output)
+        annotate(node, {x: self.scheme.activation}, self.scheme.activation)
 
     def _annotate_shared(self, node: Node) -> None:
         x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
-            return
-        if _output_annotated(x):
-            input_spec = SharedQuantizationSpec(x)
-        elif x.op == "placeholder":
-            input_spec = self.scheme.activation
-        else:
-            return  # a float producer: stay float rather than quantize a view
-        _annotate(node, {x: input_spec}, SharedQuantizationSpec((x, node)))
+        if (x_spec := self._view_input(node)) is not None:
+            annotate(node, {x: x_spec}, SharedQuantizationSpec((x, node)))
 
     def _annotate_average(self, node: Node) -> None:
         """An average pool: x's own parameters in; out, x's parameters (int16) or its own
@@ -516,24 +353,27 @@ class TosaQuantizer(Quantizer):
         if self.scheme.activation.dtype != torch.int8 or not _summed_window(node):
             self._annotate_shared(node)
             return
+        if (x_spec := self._view_input(node)) is not None:
+            annotate(node, {node.args[0]: x_spec}, self.scheme.activation)
+
+    def _view_input(self, node: Node):
+        """The spec of the input x of an op that reads x's codes as they are: x's own
+        parameters, the activation spec for a model input, None for a float producer (the op
+        stays float rather than quantize a view of it)."""
         x = node.args[0]
-        if not (isinstance(x, Node) and _is_float(x) and _is_float(node)):
-            return
-        if _output_annotated(x):
-            input_spec = SharedQuantizationSpec(x)
-        elif x.op == "placeholder":
-            input_spec = self.scheme.activation
-        else:
-            return  # a float producer: stay float
-        _annotate(node, {x: input_spec}, self.scheme.activation)
+        if not (isinstance(x, Node) and is_float(x) and is_float(node)):
+            return None
+        if output_annotated(x):
+            return SharedQuantizationSpec(x)
+        return self.scheme.activation if x.op == "placeholder" else None
 
     def _output_unless_fused(self, node: Node):
         """The activation spec for `node`'s output, or None after annotating the clamp that
         follows it (its only user) with that spec instead."""
         users = list(node.users)
         if len(users) == 1 and users[0].target in FUSABLE_ACTIVATIONS \
-                and users[0].args[0] is node and not _annotated(users[0]) and _is_float(users[0]):
-            _annotate(users[0], {}, self.scheme.activation)
+                and users[0].args[0] is node and not annotated(users[0]) and is_float(users[0]):
+            annotate(users[0], {}, self.scheme.activation)
             return None
         return self.scheme.activation
 
@@ -568,122 +408,6 @@ def _summed_window(node: Node) -> bool:
     return math.prod(kernel) <= SUMMED_WINDOW_TAPS
 
 
-def _probability_spec(act) -> QuantizationSpec:
-    """A softmax's output: [0, p_max], p_max the largest probability calibration gives
-    (MinMaxObserver: 0 is always in range, nothing seen is clipped), as ExecuTorch's Arm
-    quantizer observes its softmax's last op. A fixed [0, 1] gives a softmax over n states
-    whose probabilities stay near 1/n (an untrained or uncertain classifier) one or two
-    codes at 1/255; p_max/255 resolves them as finely as their own range allows, and a
-    confident classifier (p_max near 1) keeps [0, 1]. One spec object per scheme (torchao
-    merges observers of equal specs only)."""
-    return _observed_spec(act.dtype, act.quant_min, act.quant_max, act.qscheme)
-
-
-@functools.lru_cache(maxsize=None)
-def _observed_spec(dtype, quant_min: int, quant_max: int, qscheme) -> QuantizationSpec:
-    return QuantizationSpec(dtype=dtype, quant_min=quant_min, quant_max=quant_max,
-                            qscheme=qscheme,
-                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=SCALE_FLOOR))
-
-
-def _fixed_spec(act, top: float) -> FixedQParamsQuantizationSpec:
-    """[0, top] over the whole code range (zero point at the bottom code); int16 (zero point
-    0, as TOSA's int16 RESCALE requires): over the non-negative codes."""
-    if act.dtype == torch.int16:
-        return FixedQParamsQuantizationSpec(
-            dtype=act.dtype, scale=top / act.quant_max, zero_point=0, quant_min=act.quant_min,
-            quant_max=act.quant_max, qscheme=torch.per_tensor_symmetric)
-    return FixedQParamsQuantizationSpec(
-        dtype=act.dtype, scale=top / (act.quant_max - act.quant_min), zero_point=act.quant_min,
-        quant_min=act.quant_min, quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
-
-
-def _non_positive_spec(x_edge: tuple[Node, Node], act, extra: float,
-                       floor: float = 0.0) -> DerivedQuantizationSpec:
-    """A value in [-max(x_max - x_min, floor) - extra, 0], zero point at the top code. x -
-    max(x) at x's own scale (extra = 0): every difference of two codes of x is representable,
-    so the sub is exact; log_softmax = (x - max(x)) - log(sum) at s_x + log(n) / 255 (extra =
-    log n). A masked softmax takes floor = `_underflow`, so that the bottom code, where the
-    excluded positions go, is a probability that rounds to 0 (the sub rounds when x's range
-    is smaller). int16 (zero point 0, as TOSA's int16 RESCALE requires): the same range over
-    the 2^15 negative codes, scale (65535 s_x + extra) / 32768 (about 2 s_x: the sub rounds)."""
-
-    int16 = act.dtype == torch.int16
-
-    def qparams(observers):
-        (x_observer,) = observers
-        scale, _ = x_observer.calculate_qparams()
-        span = torch.clamp(scale * (act.quant_max - act.quant_min), min=floor)
-        if int16:  # zero point 0: [-(2^16 - 1) sx - extra, 0] over the 2^15 negative codes
-            scale = (span + extra) / -act.quant_min
-            return scale, torch.zeros_like(scale, dtype=torch.int32)
-        scale = (span + extra) / (act.quant_max - act.quant_min)
-        return scale, torch.full_like(scale, act.quant_max, dtype=torch.int32)
-
-    return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
-                                   dtype=act.dtype, quant_min=act.quant_min,
-                                   quant_max=act.quant_max, qscheme=torch.per_tensor_affine)
-
-
-def _scaled_spec(x_edge: tuple[Node, Node], act, factor: float,
-                 zero: bool = False) -> DerivedQuantizationSpec:
-    """x's parameters with the scale times `factor` (> 0): the same codes; `zero`: zero point
-    0 (an int32 product of x's codes with others)."""
-
-    def qparams(observers):
-        (x_observer,) = observers
-        scale, zero_point = x_observer.calculate_qparams()
-        return scale * factor, torch.zeros_like(zero_point) if zero else zero_point
-
-    return DerivedQuantizationSpec(derived_from=[x_edge], derive_qparams_fn=qparams,
-                                   dtype=act.dtype, quant_min=act.quant_min,
-                                   quant_max=act.quant_max, qscheme=act.qscheme)
-
-
-def _int32_spec(scale: float) -> FixedQParamsQuantizationSpec:
-    """An int32 value at `scale`, zero point 0 (an accumulator PT2E emulates exactly)."""
-    return FixedQParamsQuantizationSpec(dtype=torch.int32, scale=scale, zero_point=0,
-                                        quant_min=-(2**31), quant_max=2**31 - 1,
-                                        qscheme=torch.per_tensor_symmetric)
-
-
-def _positive_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
-        and math.isfinite(value)
-
-
-def _underflow(act) -> float:
-    """How far below the max a masked softmax's bottom code lies: exp of it rounds to 0 at
-    exp's scale (1/255, or 1/32767 for int16), with half a unit to spare."""
-    return math.log(2 / _fixed_spec(act, 1.0).scale) + 0.5
-
-
-def initial_states(hx) -> list:
-    """A recurrent op's `hx` as a list: an LSTM's [h0, c0], any other's [h0]."""
-    return list(hx) if isinstance(hx, (list, tuple)) else [hx]
-
-
-def params_per_group(node: Node) -> int:
-    """Parameters per (layer, direction) of aten.<kind>.input: w_ih, w_hh[, b_ih, b_hh]
-    [, an LSTM's w_hr]."""
-    params, layers = node.args[2], node.args[4]
-    return len(params) // (layers * (2 if node.args[7] else 1))
-
-
-def is_projected(node: Node) -> bool:
-    """An aten.lstm.input with proj_size: its groups end with w_hr."""
-    return (node.target == aten.lstm.input
-            and params_per_group(node) == (5 if node.args[3] else 3))
-
-
-# a zero initial state (PyTorch's default h0): left unobserved, as the lowering skips it
-ZERO_FILLS = {getattr(aten, name).default for name in ZERO_FILL_OPS}
-
-
-def _zero_fill(node: Node) -> bool:
-    return node.op == "call_function" and node.target in ZERO_FILLS
-
-
 def _weight_channel_axis(node: Node) -> int | None:
     """The output-channel axis of the weight: O,I/g,K... for conv and linear, I,O/g,K... for
     a transposed conv, where only groups == 1 has one axis holding every output channel."""
@@ -706,35 +430,10 @@ def _pads_with_zero(node: Node) -> bool:
 
 def _same_dtype(node: Node) -> bool:
     x = node.args[0]
-    return isinstance(x, Node) and _is_float(x) and _is_float(node) \
+    return isinstance(x, Node) and is_float(x) and is_float(node) \
         and x.meta["val"].dtype == node.meta["val"].dtype
 
 
-def _is_float(node) -> bool:
-    val = node.meta.get("val") if isinstance(node, Node) else None
-    return isinstance(val, torch.Tensor) and val.is_floating_point()
-
-
-def _annotated(node: Node) -> bool:
-    annotation = node.meta.get(Q_ANNOTATION_KEY)
-    return annotation is not None and annotation._annotated
-
-
-def _cell_state_result(node: Node) -> bool:
-    """Whether `node` is a recurrent cell's h' (a GRU / RNN cell's result, an LSTM cell's
-    getitem 0)."""
-    if node.op == "call_function" and node.target is operator.getitem and node.args[1] == 0:
-        node = node.args[0]
-        return isinstance(node, Node) and node.target is aten.lstm_cell.default
-    return node.op == "call_function" and node.target in RECURRENT_CELL_OPS \
-        and node.target is not aten.lstm_cell.default
-
-
-def _output_annotated(node: Node) -> bool:
-    annotation = node.meta.get(Q_ANNOTATION_KEY)
-    return annotation is not None and annotation.output_qspec is not None
-
-
-def _annotate(node: Node, inputs: dict, output) -> None:
-    node.meta[Q_ANNOTATION_KEY] = QuantizationAnnotation(
-        input_qspec_map=inputs, output_qspec=output, _annotated=True)
+def _positive_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
+        and math.isfinite(value)
