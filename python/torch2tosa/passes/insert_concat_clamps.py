@@ -27,7 +27,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..lowering import tosa_builders as tb
-from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo
+from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo, ops_where
 
 # The fewest inputs of a concat that gets a clamp: below it Vela's time is not at stake.
 MIN_INPUTS = 16
@@ -56,19 +56,13 @@ def _clamp_after(op: ir.Operation) -> None:
         owner.operands[index] = clamped
 
 
+def _inner_node(op: ir.Operation) -> bool:
+    return (op.name == "tosa.concat" and len(op.operands) >= MIN_INPUTS
+            and _integer_width(tb.element_type(op.result)) > 1 and _feeds_a_concat(op))
+
+
 def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    inner = []
-
-    def collect(candidate):
-        candidate = candidate.operation
-        if (candidate.name == "tosa.concat" and len(candidate.operands) >= MIN_INPUTS
-                and _integer_width(tb.element_type(candidate.result)) > 1
-                and _feeds_a_concat(candidate)):
-            inner.append(candidate)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(collect)
-    for concat in inner:
+    for concat in ops_where(op, _inner_node):
         _clamp_after(concat)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import tosa
 
-from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo
+from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo, ops_where
 
 
 def _copy_outputs(ret: ir.Operation) -> None:
@@ -33,15 +33,7 @@ def _copy_outputs(ret: ir.Operation) -> None:
 
 
 def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    returns = []
-
-    def collect(inner):
-        if inner.operation.name == "func.return":
-            returns.append(inner.operation)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(collect)
-    for ret in returns:
+    for ret in ops_where(op, lambda o: o.name == "func.return"):
         _copy_outputs(ret)
 
 

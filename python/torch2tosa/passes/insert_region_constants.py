@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo
+from ..support.pass_base import CANONICALIZE, ON_TOSA, After, Diagnostics, PassInfo, ops_where
 
 CONTROL_FLOW_OPS = ("tosa.while_loop", "tosa.cond_if")
 CONSTANT_OPS = ("tosa.const", "tosa.const_shape")
@@ -58,15 +58,8 @@ def _isolate(region: ir.Region, diagnostics: Diagnostics) -> None:
 
 
 def run(op, options: dict, diagnostics: Diagnostics) -> None:
-    flows = []
-
-    def collect(inner):
-        if inner.operation.name in CONTROL_FLOW_OPS:
-            flows.append(inner.operation)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(collect)
-    for flow in flows:  # outer loops first: a nested loop's clones then land in its own region
+    # outer loops first: a nested loop's clones then land in its own region
+    for flow in ops_where(op, lambda o: o.name in CONTROL_FLOW_OPS):
         for region in flow.regions:
             _isolate(region, diagnostics)
 

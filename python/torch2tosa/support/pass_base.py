@@ -247,6 +247,20 @@ def _erase_if_dead(op: ir.Operation, rewriter) -> None:
         _erase_if_dead(producer, rewriter)
 
 
+def ops_where(root, predicate: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """The operations under `root` (pre-order, as `walk` visits them) for which `predicate`
+    holds: collected first, so that a walk-driven pass rewrites them after the walk."""
+    found = []
+
+    def visit(op):
+        if predicate(op.operation):
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
 def erase_unused(rewriter, ops) -> None:
     """Erases each of `ops` that has no use left, each once however often it is listed (an
     operand read twice, `y * y`, is one producer), until none is left to erase: an op listed
