@@ -66,3 +66,20 @@ func.func @kept(%x: tensor<1x1x8x2xi8>) -> (tensor<1x1x8x3xi32>, tensor<1x1x8x3x
   %ye = tosa.conv2d %e, %w, %b, %zp, %other {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x9x2xi8>, tensor<3x1x2x2xi8>, tensor<3xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x8x3xi32>
   return %ya, %yc, %yd, %ye, %e : tensor<1x1x8x3xi32>, tensor<1x1x8x3xi32>, tensor<1x1x10x3xi32>, tensor<1x1x8x3xi32>, tensor<1x1x9x2xi8>
 }
+
+// -----
+
+// COM: Kept: int16 activations (Vela runs the pad as the conv's own padding already).
+// CHECK-LABEL: func.func @int16_kept
+// CHECK:         tosa.pad
+// CHECK:         tosa.depthwise_conv2d {{.*}} pad = array<i64: 0, 0, 0, 0>
+func.func @int16_kept(%x: tensor<1x1x16x4xi16>) -> tensor<1x1x16x4xi48> {
+  %pads = tosa.const_shape {values = dense<[0, 0, 0, 0, 3, 0, 0, 0]> : tensor<8xindex>} : () -> !tosa.shape<8>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %w = "tosa.const"() <{values = dense<1> : tensor<1x4x4x1xi8>}> : () -> tensor<1x4x4x1xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<4xi48>}> : () -> tensor<4xi48>
+  %p = tosa.pad %x, %pads, %zp : (tensor<1x1x16x4xi16>, !tosa.shape<8>, tensor<1xi16>) -> tensor<1x1x19x4xi16>
+  %y = tosa.depthwise_conv2d %p, %w, %b, %zp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x19x4xi16>, tensor<1x4x4x1xi8>, tensor<4xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x1x16x4xi48>
+  return %y : tensor<1x1x16x4xi48>
+}
