@@ -67,6 +67,7 @@ EXECUTORCH_FIELD: tuple[ExecuTorchField, ...] = (
     ExecuTorchField("fsmn_vad", "small", (54, 54), (13152, 5815)),
     # `--size published`: the sizes of the papers and releases (examples/field.py)
     ExecuTorchField("ds_cnn_s", "published", (23, 23), (88913, 39800)),
+    ExecuTorchField("bc_resnet_1", "published", (609, 609), (2226054, 968151)),
     ExecuTorchField("tc_resnet8", "published", (57, 57), (84522, 24151)),
     ExecuTorchField("fsmn_vad", "published", (84, 84), (654583, 148812)),
 )
