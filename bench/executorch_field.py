@@ -69,6 +69,7 @@ EXECUTORCH_FIELD: tuple[ExecuTorchField, ...] = (
     ExecuTorchField("ds_cnn_s", "published", (23, 23), (88913, 39800)),
     ExecuTorchField("bc_resnet_1", "published", (609, 609), (2226054, 968151)),
     ExecuTorchField("tc_resnet8", "published", (57, 57), (84522, 24151)),
+    ExecuTorchField("dcase_crnn", "published", (5822, 5816), (17268210, 1672243)),
     ExecuTorchField("fsmn_vad", "published", (84, 84), (654583, 148812)),
 )
 
