@@ -138,6 +138,10 @@ class Target:
     # runs (Vela on the U55: 8x8; unpadded pools take up to 256 rows): a larger padded one
     # (count_include_pad=False) is an error naming the limit. None: no limit.
     avg_pool_padded_kernel_max: int | None = None
+    # The consumer chains elementwise ops (and the TABLE after them) into one pass when each
+    # result has one reader (Vela on the U85): insert-table-input-copies computes a TABLE's
+    # input once more for its other readers (a softmax's x - max(x)).
+    chains_elementwise: bool = False
     # (kernel rows, kernel taps) of the largest unpadded pool the consumer runs (Vela on the
     # U55: 256 rows, 65536 taps): a larger global average pool is REDUCE_SUMs and a RESCALE,
     # any other larger pool an error naming the limit. None: no limit.
@@ -222,7 +226,7 @@ TARGETS: dict[str, Target] = {
                "Arm Ethos-U85 with 256 MACs: TOSA 1.0 PRO-INT, level 8K",
                accelerator="ethos-u85-256", conv_stride_max=3, conv_dilation_max=2,
                op_cost_macs=(300_000, 600_000), state_product="weights_matmul",
-               weights_matmul_min_width=96),
+               weights_matmul_min_width=96, chains_elementwise=True),
         Target("vgf-fp", PRO_FP, frozenset(),
                "Arm's ML SDK for Vulkan (model-converter to .vgf): TOSA 1.0 PRO-FP, level "
                "8K, no control flow", cost_model=REFERENCE_MODEL_COSTS,

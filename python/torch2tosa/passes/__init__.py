@@ -13,7 +13,7 @@ from . import (convert_io_to_channels_last, decompose_add_sub_alpha, decompose_l
 from . import convert_io_to_integer, convert_quantized_ops, verify_integer_graph, verify_no_int64
 from . import convert_constant_index, decompose_lstm, decompose_pow, decompose_rnn
 from . import convert_int32_to_f32, convert_strided_conv, insert_output_copies, split_recurrent_layers
-from . import convert_dilated_conv, insert_concat_clamps
+from . import convert_dilated_conv, fold_conv_pad, insert_concat_clamps, insert_table_input_copies
 
 REGISTRY: dict[str, PassInfo] = {
     p.flag: p
@@ -32,9 +32,11 @@ REGISTRY: dict[str, PassInfo] = {
         decompose_rnn.PASS,
         insert_region_constants.PASS,
         insert_output_copies.PASS,
+        insert_table_input_copies.PASS,
         insert_concat_clamps.PASS,
         convert_io_to_channels_last.PASS,
         fold_layout.PASS,
+        fold_conv_pad.PASS,
         convert_strided_conv.PASS,
         convert_dilated_conv.PASS,
         convert_int32_to_f32.PASS,

@@ -92,8 +92,12 @@ def default_pipeline(options: PipelineOptions = PipelineOptions()) -> list[str]:
     # the FP profile has no int32 ops: an int32 island (a mask from lengths) runs in f32
     floats = [] if options.target.is_int else ["convert-int32-to-f32"]
     # Vela wants every graph output written by an op (an input returned as it is is not)
-    # and a long concat tree with inner nodes of their own (Vela's compile time, its docstring)
-    copies = (["insert-output-copies", "insert-concat-clamps"]
+    # and a long concat tree with inner nodes of their own (Vela's compile time, its docstring);
+    # Vela copies a tosa.pad where the conv's pad attribute is free, and runs a TABLE alone
+    # when its input has other readers (where it chains elementwise ops, they read a copy)
+    copies = ([f"fold-conv-pad{{{target}}}", "insert-output-copies", "insert-concat-clamps"]
               if options.target.accelerator is not None else [])
+    if options.target.chains_elementwise:
+        copies.insert(1, f"insert-table-input-copies{{{target}}}")
     return [*torch_level, TORCH_BACKEND, TOSA_BACKEND, *floats, "fold-layout", *conv_rewrites, CLEANUP,
             *copies, *(validation if options.validate else []), environment]
