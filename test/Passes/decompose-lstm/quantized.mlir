@@ -47,8 +47,12 @@
 // CHECK:         %[[O0:.*]] = tosa.slice %[[S0]], %[[AT_O]]
 // CHECK:         %[[M1:.*]] = tosa.mul %[[O0]], %[[TC1]]
 // CHECK:         %[[H1:.*]] = tosa.rescale %[[M1]], %[[M30]], %[[SH37]], {{.*}} -> tensor<1x1x2xi8>
-// CHECK:         %[[GI1:.*]] = tosa.slice %[[GI]]
+// COM: h is carried in the product's layout (one reshape, the conv its only reader); the
+// COM: output sequence reads h's twin, the last MUL with its operands swapped.
 // CHECK:         %[[H1R:.*]] = tosa.reshape %[[H1]], {{.*}} -> tensor<1x1x1x2xi8>
+// CHECK:         %[[TW1:.*]] = tosa.mul %[[TC1]], %[[O0]]
+// CHECK:         %[[OUT1:.*]] = tosa.rescale %[[TW1]], %[[M30]], %[[SH37]], {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         %[[GI1:.*]] = tosa.slice %[[GI]]
 // CHECK:         %[[ACC:.*]] = tosa.conv2d %[[H1R]], %[[W]], %[[NO_BIAS]], {{.*}} -> tensor<1x1x1x8xi32>
 // CHECK:         tosa.rescale %[[ACC]], {{.*}}, %[[REC_SHIFTS]], {{.*}} per_channel = true
 // CHECK:         %[[PRE:.*]] = tosa.add %[[GI1]], {{.*}} -> tensor<1x1x8xi32>
@@ -58,9 +62,11 @@
 // CHECK:         %[[F32:.*]] = tosa.cast %[[F1]] : (tensor<1x1x2xi8>) -> tensor<1x1x2xi32>
 // CHECK:         %[[FC:.*]] = tosa.mul %[[F32]], %[[C1]], %[[F_SHIFT]] : (tensor<1x1x2xi32>, tensor<1x1x2xi32>, tensor<1xi8>) -> tensor<1x1x2xi32>
 // CHECK:         %[[C2:.*]] = tosa.add %[[FC]], %[[IG]]
-// CHECK:         tosa.table {{.*}}, %[[TANH]]
+// CHECK:         %[[TC2:.*]] = tosa.table {{.*}}, %[[TANH]]
 // CHECK:         %[[H2:.*]] = tosa.rescale {{.*}} -> tensor<1x1x2xi8>
-// CHECK:         tosa.concat %[[H1]], %[[H2]]
+// CHECK:         tosa.mul %[[TC2]], {{.*}}
+// CHECK:         %[[OUT2:.*]] = tosa.rescale {{.*}} -> tensor<1x1x2xi8>
+// CHECK:         tosa.concat %[[OUT1]], %[[OUT2]]
 // CHECK:         %[[CN:.*]] = tosa.rescale %[[C2]], %[[M30]], %[[SH37]], {{.*}} -> tensor<1x1x2xi8>
 // CHECK:         torch_c.from_builtin_tensor %[[CN]]
 // CHECK-NOT:     tosa.sigmoid
