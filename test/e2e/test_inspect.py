@@ -152,7 +152,7 @@ def test_check_tosa_INT_thresholds_say_which_failed_and_where(tcn_int):
         (0, f"min_snr_db: {snr:.1f} dB < {snr + 1:g} dB")]
     assert "[MISMATCH: " in strict.summary().splitlines()[1]
     assert strict.summary().startswith("check: FAILED (integer graph vs the emulation and the "
-                                       "float model; max_steps")
+                                       "float model; " + ("max_steps" if steps else "min_snr_db"))
 
 
 def test_check_tosa_INT_refuses_atol_and_FP_refuses_steps(tcn_int):

@@ -273,10 +273,10 @@ def test_gru_left_float_by_the_quantizer_is_named_tosa_INT(monkeypatch):
     support): compile names the GRU's module and line before any pass runs."""
     from torch2tosa.quantization import quantizer
 
-    annotate = quantizer.TosaQuantizer._annotate_recurrent
-    monkeypatch.setattr(quantizer.TosaQuantizer, "_annotate_recurrent",
-                        lambda self, node, kind: None if kind == "gru" else
-                        annotate(self, node, kind))
+    annotate = quantizer.annotate_recurrent
+    monkeypatch.setattr(quantizer, "annotate_recurrent",
+                        lambda scheme, node, kind: None if kind == "gru" else
+                        annotate(scheme, node, kind))
     example = examples.get("silero_vad")
     model, inputs = example.build()
     quantized = torch2tosa.quantize(model, example.calibration(inputs, count=2))
