@@ -43,8 +43,6 @@ from .norm_reference import norm_reference
 
 aten = torch.ops.aten
 _INT_TYPES = {torch.int8: "i8", torch.int16: "i16", torch.int32: "i32"}
-# the headroom an add/sub's int32 domain keeps (TFLite's and ExecuTorch's choice)
-_HEADROOM = {"i8": 20, "i16": 15}
 
 
 class _Format:
@@ -135,16 +133,8 @@ def _add_sub(graph_module, node, args, out: _Format, sign: int):
     quantized = [q for q, _ in operands if q is not None]
     if not quantized:
         return None
-    scales = {q.scale for q in quantized}
-    common = None
-    if len(quantized) == len(operands) and len(scales) == 1:
-        common = quantized[0].scale
-        try:
-            qm.rescale_params(common / out.scale)
-        except qm.ScaleError:
-            common = None
-    if common is None:
-        common = 2 * max(scales) / 2 ** min(_HEADROOM[q.int_type] for q in quantized)
+    common = qm.add_domain_scale([q.scale for q in quantized], [q.int_type for q in quantized],
+                                 len(quantized) == len(operands), out.scale)
     terms = []
     for q, v in operands:
         if q is None:
@@ -223,10 +213,7 @@ def _prelu(graph_module, node, args, out: _Format):
     if q is None or np.unique(slopes).size == 1 or args[0].dim() < 2 \
             or args[0].shape[1] != slopes.size:
         return None
-    x_bits = {"i8": 8, "i16": 16}[q.int_type]
-    a_bits = max(0, math.ceil(math.log2(np.abs(slopes).max())))
-    shift_q = 30 - x_bits - a_bits
-    t = 30 - shift_q - a_bits
+    shift_q, t = qm.prelu_shifts(slopes, {"i8": 8, "i16": 16}[q.int_type])
     a = np.round(slopes.reshape([1, -1] + [1] * (args[0].dim() - 2)) * 2.0 ** (shift_q + t))
     x = q.codes(args[0]) - q.zero_point
     scaled = x * 2**shift_q

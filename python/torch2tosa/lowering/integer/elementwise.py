@@ -41,10 +41,6 @@ from ..torch_values import constant, dense_constant, int_list
 from . import quant_math as qm
 from .qparams import QParams, dequantized
 
-# Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
-# values keep 20 bits of fraction, int16 values 15, so that |x| * 2^bits stays below 2^31.
-HEADROOM_BITS = {"i8": 20, "i16": 15}
-
 
 class UnquantizedOperandError(UnsupportedError):
     """A quantized op's operand that no dequantize produces (`value`): convert-quantized-ops
@@ -129,22 +125,10 @@ def _add_sub(op: ir.Operation, out: QParams, kind: str) -> ir.Value:
 
 
 def _common_scale(quantized: list[QParams], all_quantized: bool, out: QParams) -> float:
-    """The scale of an add/sub's int32 domain. Operands at one scale s (a softmax's x - max(x),
-    whose max shares x's parameters) add exactly at s itself: the inputs' RESCALEs are
-    identities (the zero point removed) and the output's has the same multiplier as with
-    2^k of headroom and a shift k smaller, so SINGLE_ROUND gives the same integers; Vela
-    then runs RESCALE, SUB, RESCALE as one elementwise op on the Ethos-U55 (docs/ethos-u.md).
-    Otherwise 2 max(s) / 2^k, k bits of headroom (`HEADROOM_BITS`)."""
-    scales = {qp.scalar_scale for qp in quantized}
-    if all_quantized and len(scales) == 1:
-        (scale,) = scales
-        try:
-            qm.rescale_params(scale / out.scalar_scale)
-            return scale
-        except qm.ScaleError:  # a ratio a RESCALE cannot express without the headroom
-            pass
-    bits = min(HEADROOM_BITS[qp.int_type] for qp in quantized)
-    return 2 * max(scales) / 2**bits
+    """The scale of an add/sub's int32 domain (`quant_math.add_domain_scale`)."""
+    return qm.add_domain_scale([qp.scalar_scale for qp in quantized],
+                               [qp.int_type for qp in quantized], all_quantized,
+                               out.scalar_scale)
 
 
 def _number(value: ir.Value, what: str) -> np.ndarray | None:

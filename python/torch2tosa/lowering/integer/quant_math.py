@@ -216,3 +216,37 @@ def mul_reference(a, b, shift: int = 0) -> np.ndarray:
     if product.size and (product.min() < lo or product.max() > hi):
         raise OverflowError("MUL result does not fit int32")
     return product
+
+
+# Bits an add/sub input is shifted up by in int32 (TFLite's and ExecuTorch's choice): int8
+# values keep 20 bits of fraction, int16 values 15, so that |x| * 2^bits stays below 2^31.
+HEADROOM_BITS = {"i8": 20, "i16": 15}
+
+
+def add_domain_scale(scales: list[float], int_types: list[str], all_quantized: bool,
+                     out_scale: float) -> float:
+    """The scale of an add/sub's int32 domain, for quantized operands of `scales` and
+    `int_types`. Operands at one scale s (a softmax's x - max(x), whose max shares x's
+    parameters) add exactly at s itself: the inputs' RESCALEs are identities (the zero point
+    removed) and the output's has the same multiplier as with 2^k of headroom and a shift k
+    smaller, so SINGLE_ROUND gives the same integers; Vela then runs RESCALE, SUB, RESCALE as
+    one elementwise op on the Ethos-U55 (docs/ethos-u.md). Otherwise 2 max(s) / 2^k, k bits
+    of headroom (`HEADROOM_BITS`)."""
+    distinct = set(scales)
+    if all_quantized and len(distinct) == 1:
+        (scale,) = distinct
+        try:
+            rescale_params(scale / out_scale)
+            return scale
+        except ScaleError:  # a ratio a RESCALE cannot express without the headroom
+            pass
+    bits = min(HEADROOM_BITS[t] for t in int_types)
+    return 2 * max(distinct) / 2**bits
+
+
+def prelu_shifts(slopes: np.ndarray, x_bits: int) -> tuple[int, int]:
+    """(q, t) of a per-channel PReLU in int32: x at scale sx 2^-q and the slopes as
+    A = round(a 2^(q+t)) with MUL's shift t, so that |x| 2^q max(1, |a|) < 2^30 and A < 2^30."""
+    a_bits = max(0, int(np.ceil(np.log2(np.abs(slopes).max()))))
+    q = 30 - x_bits - a_bits
+    return q, 30 - q - a_bits

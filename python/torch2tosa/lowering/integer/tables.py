@@ -175,9 +175,7 @@ def lower_prelu(op, out, target=None):
     if len(shape) < 2 or shape[1] != slopes.size:
         raise UnsupportedError(f"{what}: {slopes.size} slopes for an input of shape {shape}")
     x_bits = int(np.ceil(np.log2(qp.qmax - qp.qmin + 1)))
-    a_bits = max(0, int(np.ceil(np.log2(np.abs(slopes).max()))))
-    q = 30 - x_bits - a_bits
-    t = 30 - q - a_bits  # A < 2^30
+    q, t = qm.prelu_shifts(slopes, x_bits)
     per_channel = slopes.reshape([1, slopes.size] + [1] * (len(shape) - 2))
     a_const = tb.const(np.round(per_channel * 2.0 ** (q + t)), tb.int_type(32))
     xq = _to_int32(x, qp, 2.0**q, what)
